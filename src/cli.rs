@@ -1,0 +1,5 @@
+//! The command line. TODO(#2).
+
+pub fn main() -> i32 {
+    0
+}

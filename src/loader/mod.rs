@@ -1,0 +1,145 @@
+//! Loaders: YAML (Psych semantics), JSON and HOCON files into one spanned tree.
+//!
+//! Every loader returns a [`Document`]: the root [`Node`] (with spans), the comments, and the
+//! problems met while loading, each positioned. A loader never panics and never gives up on the
+//! whole file silently: whatever it could not read is a [`LoadIssue`] with a span.
+//!
+//! The engine asks a document for [`Document::puppet_data`], which says what Puppet's reader would
+//! produce: the data, or the failure message Puppet raises for the whole file.
+
+pub mod hocon;
+pub mod json;
+pub mod psych;
+pub mod yaml;
+
+use crate::span::Span;
+use crate::value::{Node, Value};
+
+/// Which reader the file is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    Yaml,
+    Json,
+    Hocon,
+}
+
+impl Format {
+    /// The format Puppet's built-in data_hash function reads (`yaml_data`, `json_data`,
+    /// `hocon_data`); eyaml files are YAML.
+    pub fn from_extension(path: &std::path::Path) -> Option<Format> {
+        match path.extension()?.to_str()? {
+            "yaml" | "yml" | "eyaml" => Some(Format::Yaml),
+            "json" => Some(Format::Json),
+            "conf" | "hocon" => Some(Format::Hocon),
+            _ => None,
+        }
+    }
+}
+
+/// A `#` comment (or `//` in HOCON): the span covers the marker through the end of the line,
+/// excluding the line break.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    pub span: Span,
+    /// True when nothing but whitespace precedes the comment on its line.
+    pub own_line: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadIssueKind {
+    /// The parser stopped here. The document's `root` holds what was read before, if anything.
+    Syntax,
+    /// A plain scalar Psych turns into Date/Time: Puppet's safe_load rejects the whole file with
+    /// `Tried to load unspecified class: Date` (reference §6.1).
+    DateTime,
+    /// A tag Psych's safe_load refuses (`!ruby/object:...`, `!ruby/regexp`, `!!set`...): the whole
+    /// file fails with `Tried to load unspecified class: <class>`.
+    ForbiddenTag,
+    /// A key repeated in one mapping: Psych silently keeps the last value. `first` is the span of
+    /// the first occurrence's key.
+    DuplicateKey { first: Span },
+    /// A second YAML document: Puppet reads only the first.
+    ExtraDocument,
+    /// A limit was hit (alias expansion, nesting depth, size): loading stopped with a diagnostic
+    /// instead of running away.
+    Limit,
+    /// The bytes are not valid UTF-8 or contain NUL.
+    Encoding,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadIssue {
+    pub kind: LoadIssueKind,
+    pub span: Span,
+    pub message: String,
+}
+
+/// A loaded file.
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub format: Format,
+    /// `None` for an empty document (empty file, only comments, only `---`, JSON parse failure).
+    pub root: Option<Node>,
+    pub comments: Vec<Comment>,
+    pub issues: Vec<LoadIssue>,
+}
+
+/// What Puppet's reader makes of a file (reference §6).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PuppetData {
+    /// A value: for YAML, `Value::Bool(false)` stands for an empty document (Psych's `nil` turned
+    /// into `false` by yaml_data), which Puppet then treats as "not a hash, only a warning".
+    Value(Value),
+    /// The whole file fails to load: `Unable to parse (<path>): <message>` in Puppet's wording
+    /// (the caller adds the path prefix).
+    Error(String),
+}
+
+impl Document {
+    pub fn empty(format: Format) -> Document {
+        Document {
+            format,
+            root: None,
+            comments: Vec::new(),
+            issues: Vec::new(),
+        }
+    }
+
+    /// The first issue that makes Puppet reject the whole file, if any.
+    pub fn fatal_issue(&self) -> Option<&LoadIssue> {
+        self.issues.iter().find(|i| {
+            matches!(
+                i.kind,
+                LoadIssueKind::Syntax
+                    | LoadIssueKind::DateTime
+                    | LoadIssueKind::ForbiddenTag
+                    | LoadIssueKind::Limit
+            )
+        })
+    }
+
+    /// What Puppet's data_hash function reading this file gives.
+    pub fn puppet_data(&self) -> PuppetData {
+        if let Some(issue) = self.fatal_issue() {
+            return PuppetData::Error(issue.message.clone());
+        }
+        match (&self.root, self.format) {
+            (Some(n), _) => PuppetData::Value(n.to_value()),
+            // Psych returns nil for an empty stream; yaml_data turns it into false (§6.1).
+            (None, Format::Yaml) => PuppetData::Value(Value::Bool(false)),
+            // HOCON: an empty file is an empty hash (§6.3).
+            (None, Format::Hocon) => PuppetData::Value(Value::hash(Default::default())),
+            // JSON: an empty file is a parse error, reported by the loader as a Syntax issue.
+            (None, Format::Json) => PuppetData::Error("unexpected token at ''".into()),
+        }
+    }
+}
+
+/// Loads a file of the given format.
+pub fn load(format: Format, file: &crate::span::SourceFile) -> Document {
+    match format {
+        Format::Yaml => yaml::load(file),
+        Format::Json => json::load(file),
+        Format::Hocon => hocon::load(file),
+    }
+}

@@ -1,0 +1,1 @@
+//! Output formats. TODO(#2).

@@ -1,0 +1,132 @@
+//! The rule registry: every rule's metadata, its page, and the phases it checks in.
+//!
+//! A rule is one file in `src/rules/`, declared with [`declare_rule!`], with its page in
+//! `rules/<name>.md` (compiled in: the page is the single source of truth for `hieralint rule`,
+//! SARIF help and the docs). Codes are stable and never reused: H0xx syntax and files, H1xx
+//! hiera.yaml, H2xx interpolation, H3xx facts and variables, H4xx lookup_options and merges,
+//! H9xx hieralint itself (configuration, suppressions).
+
+use crate::diag::{Diagnostic, Severity};
+use crate::project::{LoadedFile, Project};
+
+/// What kind of problem a rule finds; sets the default severity (clippy's model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// Puppet fails, or silently does something other than what the data says: error.
+    Correctness,
+    /// Probably a mistake, or breaks on some Puppet versions: warning.
+    Suspicious,
+    /// Works, but a reader is misled: warning.
+    Style,
+    /// Information (for example, data hieralint cannot read): info.
+    Info,
+}
+
+impl Category {
+    pub fn default_severity(self) -> Severity {
+        match self {
+            Category::Correctness => Severity::Error,
+            Category::Suspicious | Category::Style => Severity::Warning,
+            Category::Info => Severity::Info,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Correctness => "correctness",
+            Category::Suspicious => "suspicious",
+            Category::Style => "style",
+            Category::Info => "info",
+        }
+    }
+}
+
+/// A rule's identity and documentation.
+#[derive(Debug)]
+pub struct RuleMeta {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub category: Category,
+    /// One line: what the rule flags.
+    pub summary: &'static str,
+    /// The page `rules/<name>.md`.
+    pub doc: &'static str,
+    /// Whether inline suppressions may silence it (syntax errors may not).
+    pub suppressible: bool,
+}
+
+impl RuleMeta {
+    /// Where the rule's page is published.
+    pub fn url(&self) -> String {
+        format!(
+            "https://github.com/hieralint/hieralint/blob/main/rules/{}.md",
+            self.name
+        )
+    }
+}
+
+/// Declares a rule's metadata; the page is `rules/<name>.md`.
+#[macro_export]
+macro_rules! declare_rule {
+    ($vis:vis static $id:ident = { code: $code:literal, name: $name:literal, category: $cat:ident, summary: $summary:literal $(, suppressible: $sup:literal)? $(,)? }) => {
+        $vis static $id: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+            code: $code,
+            name: $name,
+            category: $crate::rules::Category::$cat,
+            summary: $summary,
+            doc: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/rules/", $name, ".md")),
+            suppressible: $crate::declare_rule!(@sup $($sup)?),
+        };
+    };
+    (@sup) => { true };
+    (@sup $sup:literal) => { $sup };
+}
+
+/// Where rules report.
+#[derive(Default)]
+pub struct Sink {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Sink {
+    pub fn report(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+}
+
+/// A rule. Each phase has a no-op default; a rule implements the ones it needs.
+pub trait Rule: Send + Sync {
+    fn meta(&self) -> &'static RuleMeta;
+
+    /// Once per loaded data file (YAML, JSON, HOCON), in parallel.
+    fn check_data_file(&self, _project: &Project, _file: &LoadedFile, _sink: &mut Sink) {}
+
+    /// Once per hiera.yaml, in parallel.
+    fn check_hiera_config(&self, _project: &Project, _file: &LoadedFile, _sink: &mut Sink) {}
+
+    /// Once per run, after the engine is built: cross-file and fact-set rules.
+    fn check_project(&self, _project: &Project, _sink: &mut Sink) {}
+}
+
+/// Every rule, in code order.
+pub fn registry() -> &'static [&'static dyn Rule] {
+    REGISTRY
+}
+
+static REGISTRY: &[&dyn Rule] = &[];
+
+/// Metadata of every rule, including diagnostics that hieralint raises itself (not via a
+/// [`Rule`]), in code order.
+pub fn all_meta() -> Vec<&'static RuleMeta> {
+    let mut v: Vec<&'static RuleMeta> = registry().iter().map(|r| r.meta()).collect();
+    v.sort_by_key(|m| m.code);
+    v
+}
+
+/// Finds a rule by kebab-case name or code (case-insensitive code).
+pub fn find(name_or_code: &str) -> Option<&'static RuleMeta> {
+    all_meta()
+        .into_iter()
+        .find(|m| m.name == name_or_code || m.code.eq_ignore_ascii_case(name_or_code))
+}
