@@ -329,3 +329,80 @@ fn json_format_dispatch() {
     assert_eq!(v.ruby_inspect(), r#"{"a"=>[1]}"#);
     let _: Option<&Node> = doc.root.as_ref();
 }
+
+fn load_hocon(text: &str) -> (SourceFile, Document) {
+    let f = SourceFile::from_bytes("t.conf", text.as_bytes());
+    let d = loader::hocon::load(&f);
+    (f, d)
+}
+
+/// Cases whose Ruby value came from the recording process's environment (`HIERALINT_TEST_ENV`
+/// was set): hieralint answers as if the variable were unset (the required reference fails, the
+/// optional one is left out) and says so with an Unsupported issue.
+const FROM_ENVIRONMENT: &[(&str, Option<&str>)] = &[
+    (
+        "environment variable substitution",
+        Some("String: 1: Could not resolve substitution to a value: ${HIERALINT_TEST_ENV}"),
+    ),
+    ("optional environment variable", None),
+];
+
+fn count_issues(doc: &Document, kind: LoadIssueKind, text: &str) -> usize {
+    doc.issues
+        .iter()
+        .filter(|i| i.kind == kind && i.message.contains(text))
+        .count()
+}
+
+#[test]
+fn hocon_matches_ruby_hocon() {
+    let cases: Vec<J> = serde_json::from_str(include_str!("../fixtures/hocon/cases.json")).unwrap();
+    assert!(cases.len() >= 150, "{}", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let input = case["input"].as_str().unwrap();
+        let (_, doc) = load_hocon(input);
+        let got = doc.puppet_data();
+        let env = count_issues(&doc, LoadIssueKind::Unsupported, "environment variable");
+        let ok = if let Some((_, error)) = FROM_ENVIRONMENT.iter().find(|(n, _)| *n == name) {
+            let answer_ok = match error {
+                Some(e) => got == PuppetData::Error(e.to_string()),
+                None => matches!(&got, PuppetData::Value(v) if v.ruby_inspect() == "{}"),
+            };
+            answer_ok && env == 1
+        } else if let Some(expected) = case.get("value") {
+            let mut expected = expected.clone();
+            let bignums = approximate_bignums(&mut expected);
+            matches!(&got, PuppetData::Value(v) if tagged(v) == expected)
+                && count_issues(&doc, LoadIssueKind::Unsupported, "does not fit") == bignums
+                && count_issues(&doc, LoadIssueKind::Unsupported, "include of")
+                    == input.matches("include ").count()
+        } else if let Some(expected) = case.get("error") {
+            matches!(&got, PuppetData::Error(m) if m == expected.as_str().unwrap())
+        } else {
+            // A Ruby exception other than a ConfigError: Puppet shows its message (first line;
+            // object addresses differ from run to run).
+            let crash = case["crash"].as_str().unwrap();
+            let message = crash.split_once(": ").unwrap().1.lines().next().unwrap();
+            let message = match message.find(":0x") {
+                Some(i) => format!("{}>", &message[..i]),
+                None => message.to_string(),
+            };
+            matches!(&got, PuppetData::Error(m) if *m == message)
+        };
+        if !ok {
+            failures.push(format!(
+                "{name}: {input:?}\n  got {got:?} {:?}\n  ruby {case}",
+                doc.issues
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} mismatches:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
