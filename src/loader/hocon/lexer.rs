@@ -237,6 +237,8 @@ pub(super) struct Lexer<'a> {
     pos: usize,
     line: usize,
     saver: WhitespaceSaver,
+    /// Where the current top-level token starts (after whitespace), to span problems.
+    tok_start: usize,
     /// Comments seen, as byte spans (marker through end of line).
     pub comments: Vec<Span>,
 }
@@ -249,6 +251,7 @@ pub(super) fn tokenize(text: &str) -> (Vec<Token>, Vec<Span>) {
         pos: 0,
         line: 1,
         saver: WhitespaceSaver::default(),
+        tok_start: 0,
         comments: Vec::new(),
     };
     let mut out = vec![Token {
@@ -257,10 +260,10 @@ pub(super) fn tokenize(text: &str) -> (Vec<Token>, Vec<Span>) {
         line: None,
     }];
     loop {
-        let start = lx.pos;
-        let t = match lx.pull_next_token(false) {
+        let t = match lx.pull_with_saver(None) {
             Ok(t) => t,
             Err(p) => {
+                let start = lx.tok_start;
                 let span = Span::new(start, lx.pos.max(start));
                 let tok = match p.crash {
                     Some(c) => Tok::CrashingProblem(c),
@@ -340,14 +343,14 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// `pull_next_token`; `in_subst` selects the substitution's own whitespace saver.
-    fn pull_next_token(&mut self, _in_subst: bool) -> Result<Token, Problem> {
-        self.pull_with_saver(None)
-    }
-
+    /// Ruby's `pull_next_token`; inside a substitution, whitespace goes to its own saver.
     fn pull_with_saver(&mut self, saver: Option<&mut WhitespaceSaver>) -> Result<Token, Problem> {
+        let top = saver.is_none();
         let c = self.next_char_after_whitespace(saver);
         let start = self.pos - c.map_or(0, char::len_utf8);
+        if top {
+            self.tok_start = start;
+        }
         let Some(c) = c else {
             return Ok(self.token(Tok::Eof, self.pos, None));
         };
@@ -417,8 +420,7 @@ impl<'a> Lexer<'a> {
     fn pull_unquoted_text(&mut self, start: usize) -> Token {
         let line = Some(self.line);
         let mut s = String::new();
-        loop {
-            let Some(c) = self.next_char() else { break };
+        while let Some(c) = self.next_char() {
             if NOT_IN_UNQUOTED_TEXT.contains(c) || is_ws(c) || self.start_of_comment(c) {
                 self.put_back(Some(c));
                 break;
@@ -683,7 +685,8 @@ fn ruby_integer(s: &str) -> Option<Num> {
 
 /// A whole Float as Ruby's `to_i` gives it: exact, a Bignum beyond 64 bits.
 fn whole_float(f: f64) -> Num {
-    if (-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&f) {
+    // i64::MIN and 2^63 are exact as floats.
+    if (i64::MIN as f64..-(i64::MIN as f64)).contains(&f) {
         Num::Int(f as i64)
     } else {
         Num::Big(format!("{f:.0}"))

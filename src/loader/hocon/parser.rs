@@ -6,8 +6,9 @@
 use super::lexer::{Tok, TokValue, Token};
 use crate::span::Span;
 
-/// The deepest nesting of objects and arrays we parse. Ruby recurses too and would end in a
-/// `SystemStackError` far deeper; this bound keeps our recursion safe.
+/// The deepest nesting of objects and arrays we parse (the message below says it). Ruby recurses
+/// too and would end in a `SystemStackError` far deeper; this bound, with the loader's own
+/// thread stack, keeps our recursion safe.
 pub(super) const MAX_DEPTH: usize = 256;
 
 /// A parse failure.
@@ -17,8 +18,8 @@ pub(super) enum Fail {
     Config { message: String, span: Span },
     /// Another Ruby exception escaping ruby-hocon (Puppet reports it without the prefix).
     Crash { message: String, span: Span },
-    /// Our own nesting limit.
-    TooDeep { span: Span },
+    /// One of our own limits (what was too deep, for the message).
+    TooDeep { span: Span, what: &'static str },
 }
 
 /// One key path element with the span of its text.
@@ -318,7 +319,10 @@ impl<'t> Parser<'t> {
         match t.tok {
             Tok::OpenCurly | Tok::OpenSquare => {
                 if self.depth >= MAX_DEPTH {
-                    return Err(Fail::TooDeep { span: t.span });
+                    return Err(Fail::TooDeep {
+                        span: t.span,
+                        what: "nesting deeper than 256 levels of braces and brackets",
+                    });
                 }
                 self.depth += 1;
                 let r = if t.tok == Tok::OpenCurly {

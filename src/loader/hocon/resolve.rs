@@ -24,7 +24,7 @@ use super::value::{consolidate, Obj, Subst, HV, K};
 use crate::loader::{LoadIssue, LoadIssueKind};
 
 /// Resolution stops beyond this many nested resolutions (references inside references...).
-const MAX_DEPTH: usize = 200;
+const MAX_DEPTH: usize = 400;
 /// The deepest value resolution may build (substituting objects into objects adds depth).
 pub(super) const MAX_VALUE_DEPTH: u32 = 512;
 
@@ -91,7 +91,10 @@ impl<'a> Resolver<'a> {
             return Ok(Some(v.clone()));
         }
         if self.depth >= MAX_DEPTH {
-            return Err(RErr::Fail(Fail::TooDeep { span: v.span }));
+            return Err(RErr::Fail(Fail::TooDeep {
+                span: v.span,
+                what: "substitutions nested deeper than 400 levels",
+            }));
         }
         self.depth += 1;
         let r = self.resolve_inner(v, path, pristine);
@@ -131,7 +134,10 @@ impl<'a> Resolver<'a> {
                 let mut hv = HV::new(K::Obj(out), v.span, v.lines.0);
                 hv.lines = v.lines;
                 if hv.depth > MAX_VALUE_DEPTH {
-                    return Err(RErr::Fail(Fail::TooDeep { span: v.span }));
+                    return Err(RErr::Fail(Fail::TooDeep {
+                        span: v.span,
+                        what: "a value nested deeper than 512 levels once substituted",
+                    }));
                 }
                 Ok(Some(hv))
             }
@@ -156,7 +162,10 @@ impl<'a> Resolver<'a> {
                 let mut hv = HV::new(K::List(out), v.span, v.lines.0);
                 hv.lines = v.lines;
                 if hv.depth > MAX_VALUE_DEPTH {
-                    return Err(RErr::Fail(Fail::TooDeep { span: v.span }));
+                    return Err(RErr::Fail(Fail::TooDeep {
+                        span: v.span,
+                        what: "a value nested deeper than 512 levels once substituted",
+                    }));
                 }
                 Ok(Some(hv))
             }
@@ -169,10 +178,10 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 let mut joined = consolidate(resolved)?;
-                match joined.len() {
-                    0 => Ok(None),
-                    _ => Ok(joined.pop().filter(|_| joined.is_empty())),
-                }
+                let one = joined.pop().filter(|_| joined.is_empty());
+                // The result is spanned by the concatenation as written (its pieces may come
+                // from anywhere in the file).
+                Ok(one.map(|r| HV { span: v.span, ..r }))
             }
             K::Merge(stack) => self.resolve_merge(stack, path),
             _ => Ok(Some(v.clone())),

@@ -165,12 +165,7 @@ impl HV {
                         match old_fields.shift_remove(&k) {
                             Some(oe) => {
                                 if let Some(d) = dups.as_deref_mut() {
-                                    if e.value.ignores_fallbacks() && !e.value.is_object_like() {
-                                        d.push((e.key_span, oe.key_span));
-                                    } else if e.value.is_object_like()
-                                        && oe.value.resolved
-                                        && !oe.value.is_object_like()
-                                    {
+                                    if replaces(&e.value, &oe.value) {
                                         d.push((e.key_span, oe.key_span));
                                     }
                                 }
@@ -296,6 +291,14 @@ impl HV {
             }
         }
     }
+}
+
+/// Whether setting `new` over `old` silently drops `old`: a resolved scalar or list replaces
+/// anything, an object replaces a resolved scalar or list. Objects merge, and unresolved values
+/// (`+=`, self references) use the older value.
+fn replaces(new: &HV, old: &HV) -> bool {
+    (new.ignores_fallbacks() && !new.is_object_like())
+        || (new.is_object_like() && old.resolved && !old.is_object_like())
 }
 
 fn merge_lines(it: impl Iterator<Item = (usize, usize)>) -> (usize, usize) {
@@ -620,7 +623,10 @@ impl<'a> Builder<'a> {
                     // Keys with many dots nest as deep as nested braces: bound both.
                     let max = super::resolve::MAX_VALUE_DEPTH;
                     if f.path.len() as u32 + new_value.depth > max {
-                        return Err(Fail::TooDeep { span: f.key_span });
+                        return Err(Fail::TooDeep {
+                            span: f.key_span,
+                            what: "a key path nested deeper than 512 levels",
+                        });
                     }
                     let value = if f.path.len() == 1 {
                         new_value
@@ -678,11 +684,7 @@ impl<'a> Builder<'a> {
     /// `new.with_fallback(existing)` for a field set again in one object, noting what a newer
     /// value silently replaces.
     fn merge_field(new: HV, existing: Entry, key_span: Span, dups: &mut Vec<(Span, Span)>) -> HV {
-        let replaced = (new.ignores_fallbacks() && !new.is_object_like())
-            || (new.is_object_like()
-                && existing.value.resolved
-                && !existing.value.is_object_like());
-        if replaced {
+        if replaces(&new, &existing.value) {
             dups.push((key_span, existing.key_span));
         }
         let mut d = Some(dups);
