@@ -4,6 +4,7 @@
 //! validation are being built (see `parse`).
 
 pub mod error;
+pub mod schema;
 pub mod model;
 
 pub use error::{ConfigError, ConfigErrorKind, When};
