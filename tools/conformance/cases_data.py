@@ -102,7 +102,7 @@ variants = [
     ('unquoted', "---\nfunquoted::k: %{facts.role}\n"),
     ('badutf', b"---\nfbadutf::k: \xff\xfe\n"),
     ('bom', "\ufeff---\nfbom::k: bom\n"),
-    ('symval', "---\nfsymval::k: [:a, :b]\nfsymval::ok: fine\n"),
+    ('symval', "---\nfsymval::k:\n  - :a\n  - :b\nfsymval::ok: fine\n"),
     ('nestedbool', "---\nfnestedbool::k: {true: x}\n"),
     ('nestednil', "---\nfnestednil::k: {~: x}\n"),
     ('nestedarr', "---\nfnestedarr::k: {[1, 2]: x}\n"),

@@ -21,14 +21,14 @@ hierarchy:
   - name: "Eyaml without keys"
     lookup_key: eyaml_lookup_key
     path: "nokeys.eyaml"
-  - name: "Eyaml no location"
-    lookup_key: eyaml_lookup_key
 """
 case('eyaml/lookup-key', {
     'hiera.yaml': EH,
     'data/secrets/web01.example.com.eyaml': """---
 node_secret: %(secret)s
-merged: [node, %(in_array)s]
+merged:
+  - node
+  - %(in_array)s
 """ % ENC,
     'data/secrets/common.eyaml': """---
 lookup_options:
@@ -39,8 +39,10 @@ plain: "not encrypted %%{facts.role}"
 plain_int: 5
 plain_bool: true
 nested:
-  %%{facts.role}_key: %(in_hash)s
-  list: [a, %(in_array)s]
+  "%%{facts.role}_key": %(in_hash)s
+  list:
+    - a
+    - %(in_array)s
 multiline: %(multiline)s
 prefixed: "pw: %(secret)s"
 wrong_key: %(wrong_key)s
@@ -57,3 +59,24 @@ sym: :s
                    'nokeys_secret', 'nokeys_plain', 'absent']] + [L('secret', 'unique'), L('merged', 'first'), L('secret', explain=True)],
   extra=KEYS,
   readme='eyaml_lookup_key with test keys (keys/ holds throw-away test fixtures): decryption, plain values, interpolation, lookup_options in eyaml, decrypt errors, missing keys option, missing location (reference §6.4).')
+
+case('eyaml/no-location', {
+    'hiera.yaml': """version: 5
+hierarchy:
+  - name: "Eyaml no location"
+    lookup_key: eyaml_lookup_key
+""",
+}, [L('x')], readme='eyaml_lookup_key without a location (reference §1.4).')
+
+case('eyaml/missing-key-files', {
+    'hiera.yaml': """version: 5
+hierarchy:
+  - name: "Secrets"
+    lookup_key: eyaml_lookup_key
+    path: "common.eyaml"
+    options:
+      pkcs7_private_key: keys/nosuch_private.pem
+      pkcs7_public_key: keys/nosuch_public.pem
+""",
+    'data/common.eyaml': "---\nsecret: %(secret)s\nplain: p\n" % ENC,
+}, [L('secret'), L('plain')], readme='eyaml with key files that do not exist (reference §6.4).')
