@@ -115,4 +115,4 @@ case('config/env-version-only', {
 case('config/env-options-defaults-not-merged', {
     'hiera.yaml': "version: 5\ndefaults:\n  data_hash: yaml_data\n  datadir: data\n  options: {a: 1}\nhierarchy:\n  - name: x\n    path: common.yaml\n    options: {b: 2}\n",
     'data/common.yaml': "---\nk: v\n",
-}, [L('k')], readme='entry options replace defaults options; yaml_data ignores extra options (reference §1.3).')
+}, [L('k')], readme='hierarchy options on a yaml_data level: any extra option key makes yaml_data fail with the missing-path ArgumentError (contradicts the idea that extra options are ignored; reference §1.3, §1.4).')
