@@ -18,6 +18,11 @@ pub struct CheckOptions {
     pub paths: Vec<PathBuf>,
     /// Rules to run, by name; empty means all.
     pub only: Vec<&'static str>,
+    /// Fact set files or directories (`--facts`).
+    pub facts: Vec<PathBuf>,
+    /// The Puppet major version modelled where 7 and 8 differ (reference §11); 0 means the
+    /// default, 8.
+    pub puppet: u8,
 }
 
 pub struct CheckResult {

@@ -65,6 +65,14 @@ pub struct CheckArgs {
     /// Print diagnostics only, no summary line
     #[arg(short, long)]
     pub quiet: bool,
+    /// Fact sets to check against: files or directories of JSON/YAML (facter -j, puppet facts
+    /// show, PuppetDB exports, Puppet's YAML facts cache). Without it, the values the data
+    /// implies are used.
+    #[arg(long, value_name = "PATH")]
+    pub facts: Vec<PathBuf>,
+    /// The Puppet version whose behaviour to model where 7 and 8 differ
+    #[arg(long, value_name = "7|8", default_value_t = 8, value_parser = clap::value_parser!(u8).range(7..=8))]
+    pub puppet: u8,
 }
 
 pub fn main() -> i32 {
@@ -119,6 +127,8 @@ fn run_check(args: &CheckArgs) -> i32 {
     }
     let result = check::check(&CheckOptions {
         paths,
+        facts: args.facts.clone(),
+        puppet: args.puppet,
         ..CheckOptions::default()
     });
     let stdout = std::io::stdout();
