@@ -64,8 +64,16 @@ pub enum ConfigErrorKind {
     V3NotGlobal,
     /// v3: a backend listed twice.
     DuplicateV3Backend,
+    /// A hiera.yaml `%{}` expression `split_key` rejects (`Syntax error in string: ...`).
+    InterpolationSyntax,
+    /// A built-in data_hash function (yaml/json/hocon_data) given `options`: its signature only
+    /// accepts `path`, so every lookup through the level fails (recorded,
+    /// fixtures/conformance/config/env-options-defaults-not-merged).
+    OptionsRejected,
     /// Deprecated version 3 or 4 (warning).
     Deprecated,
+    /// `version` has no `to_i` (true, an array, a hash, a symbol): Ruby's NoMethodError.
+    VersionNotConvertible,
 }
 
 /// One problem in a hiera.yaml.
@@ -77,13 +85,19 @@ pub struct ConfigError {
     /// Other places worth showing (the first definition of a duplicate name...).
     pub related: Vec<(Span, String)>,
     /// Puppet's text, as Puppet 7.23 prints it for this file (path included), recorded from the
-    /// real thing (fixtures/hiera-config/).
+    /// real thing (fixtures/hiera-config/). For struct-assertion errors it is the one line of
+    /// Puppet's (possibly multi-line) message that is about this field.
     pub puppet_message: String,
+    /// False when `puppet_message` approximates Puppet's text (a type printed as `Hash` where
+    /// Puppet prints its full inferred type; see `schema`).
+    pub puppet_exact: bool,
     /// Under `strict=error` Puppet says something else (v3 in an environment: an error instead of
     /// a warning).
     pub puppet_message_strict: Option<String>,
     /// Our wording: lowercase, no trailing period, keys in backticks.
     pub message: String,
+    /// Advice (a likely intended key, the fix), for a `help` note.
+    pub help: Option<String>,
     pub severity_hint: Severity,
     pub when: When,
 }

@@ -410,3 +410,207 @@ pub struct HieraConfig {
     pub v4: Option<V4Config>,
     pub v3: Option<V3Config>,
 }
+
+/// Which hiera.yaml field an interpolated string comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StringRole {
+    Datadir,
+    /// A `path`/`paths`/`glob`/`globs`/`uri`/`uris` string (v4: a path or the name).
+    Location(LocationKey),
+    /// `mapped_paths[0]`: a variable expression (dotted keys allowed), not a `%{}` string.
+    MappedPathsScope,
+    /// `mapped_paths[2]`: interpolated once per element with the variable bound.
+    MappedPathsTemplate,
+    /// A string key or value inside `options`.
+    Option,
+}
+
+/// A raw hiera.yaml string the engine interpolates (methods forbidden), with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawString {
+    pub role: StringRole,
+    pub value: String,
+    pub span: Span,
+}
+
+impl HierarchyEntry {
+    /// The function Puppet calls for this level: the entry's own (the first of data_hash,
+    /// lookup_key, data_dig, hiera3_backend, v4_data_hash), else the first of data_hash,
+    /// lookup_key, data_dig, hiera3_backend in `defaults` (§1.3, `hiera_config.rb`).
+    pub fn effective_function<'a>(&'a self, defaults: &'a Defaults) -> Option<&'a Function> {
+        self.function.as_ref().or_else(|| defaults.function())
+    }
+
+    /// The datadir before interpolation: the entry's, else `defaults`', else `data` (§1.3).
+    /// Relative to the directory holding hiera.yaml; an absolute one replaces it.
+    pub fn effective_datadir<'a>(&'a self, defaults: &'a Defaults) -> &'a str {
+        self.datadir_field(defaults)
+            .map(|f| f.value.as_str())
+            .unwrap_or("data")
+    }
+
+    /// The written field the datadir comes from, if any.
+    pub fn datadir_field<'a>(&'a self, defaults: &'a Defaults) -> Option<&'a Field<String>> {
+        self.datadir.as_ref().or(defaults.datadir.as_ref())
+    }
+
+    /// The options Puppet passes: the entry's, else `defaults`' — a replacement, never a merge
+    /// (spec `lookup_spec.rb` "default options are not merged with hierarchy options").
+    pub fn effective_options<'a>(&'a self, defaults: &'a Defaults) -> Option<&'a Options> {
+        self.options.as_ref().or(defaults.options.as_ref())
+    }
+
+    /// Every string Puppet interpolates for this level, raw, with its span: the datadir, the
+    /// location strings, and the option keys and values (§1.5, §5.1). Token spans inside them
+    /// are exact when [`RawString::span`] covers the value verbatim (see [`token_spans`]).
+    pub fn raw_strings(&self, defaults: &Defaults) -> Vec<RawString> {
+        let mut out = Vec::new();
+        if let Some(d) = self.datadir_field(defaults) {
+            out.push(RawString {
+                role: StringRole::Datadir,
+                value: d.value.clone(),
+                span: d.span.value,
+            });
+        }
+        match &self.locations {
+            Locations::None => {}
+            Locations::Paths(f) | Locations::Globs(f) | Locations::Uris(f) => {
+                for s in &f.items {
+                    out.push(RawString {
+                        role: StringRole::Location(f.key),
+                        value: s.value.clone(),
+                        span: s.span,
+                    });
+                }
+            }
+            Locations::MappedPaths {
+                scope_expr,
+                template,
+                ..
+            } => {
+                out.push(RawString {
+                    role: StringRole::MappedPathsScope,
+                    value: scope_expr.value.clone(),
+                    span: scope_expr.span,
+                });
+                out.push(RawString {
+                    role: StringRole::MappedPathsTemplate,
+                    value: template.value.clone(),
+                    span: template.span,
+                });
+            }
+        }
+        if let Some(o) = self.effective_options(defaults) {
+            let mut stack = vec![&o.node];
+            while let Some(n) = stack.pop() {
+                match &n.kind {
+                    crate::value::NodeKind::Scalar(s) => {
+                        if let Value::String(t) = &s.value {
+                            out.push(RawString {
+                                role: StringRole::Option,
+                                value: t.to_string(),
+                                span: n.span,
+                            });
+                        }
+                    }
+                    crate::value::NodeKind::Seq(items) => stack.extend(items.iter().rev()),
+                    crate::value::NodeKind::Map(m) => {
+                        for e in m.entries.iter().rev() {
+                            stack.push(&e.value);
+                            stack.push(&e.key);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The spans of the `%{...}` tokens of a raw string in `file`: exact when the source text at
+/// `span` is the value verbatim (plain and simple quoted scalars), else the whole span for each.
+pub fn token_spans(file: &SourceFile, raw: &RawString) -> Vec<(String, Span)> {
+    let verbatim = file.slice(raw.span) == raw.value;
+    super::interp::tokens(&raw.value)
+        .into_iter()
+        .map(|t| {
+            let span = if verbatim {
+                raw.span.sub(t.range.start, t.range.end)
+            } else {
+                raw.span
+            };
+            (t.expr, span)
+        })
+        .collect()
+}
+
+impl HieraConfig {
+    /// Puppet's configuration when there is no hiera.yaml (§1.1 item 4):
+    /// `{version: 5, defaults: {datadir: data, data_hash: yaml_data},
+    ///   hierarchy: [{name: Common, path: common.yaml}]}`. Paths that do not exist are dropped.
+    pub fn default_v5(layer: Layer) -> HieraConfig {
+        let at = Span::default();
+        HieraConfig {
+            file: None,
+            origin: ConfigOrigin::DefaultV5,
+            layer,
+            version: Field {
+                value: ConfigVersion::V5,
+                span: FieldSpan::synthetic(at),
+            },
+            defaults: Defaults::puppet_default(at),
+            hierarchy: super::build::default_v5_hierarchy(at),
+            hierarchy_span: FieldSpan::synthetic(at),
+            plan_hierarchy: None,
+            default_hierarchy: None,
+            v4: None,
+            v3: None,
+        }
+    }
+
+    /// Puppet's v3 default (§1.1 item 3): `{backends: [yaml], hierarchy:
+    /// ['nodes/%{::trusted.certname}', 'common'], merge_behavior: native}`.
+    pub fn default_v3(layer: Layer) -> HieraConfig {
+        let at = Span::default();
+        let v3 = super::build::v3_config(None, at);
+        HieraConfig {
+            file: None,
+            origin: ConfigOrigin::DefaultV3,
+            layer,
+            version: Field {
+                value: ConfigVersion::V3,
+                span: FieldSpan::synthetic(at),
+            },
+            defaults: Defaults::default(),
+            hierarchy: Vec::new(),
+            hierarchy_span: FieldSpan::synthetic(at),
+            plan_hierarchy: None,
+            default_hierarchy: None,
+            v4: None,
+            v3: Some(v3),
+        }
+    }
+
+    /// The entry list Puppet builds providers from for a lookup (`hierarchy`; Bolt plans use
+    /// `plan_hierarchy` when present).
+    pub fn hierarchy_for(&self, plan: bool) -> &[HierarchyEntry] {
+        match (&self.plan_hierarchy, plan) {
+            (Some((_, entries)), true) => entries,
+            _ => &self.hierarchy,
+        }
+    }
+
+    /// The module's `default_hierarchy` entries (consulted only in the module layer, §2.6).
+    pub fn default_hierarchy_entries(&self) -> &[HierarchyEntry] {
+        match (&self.default_hierarchy, &self.layer) {
+            (Some((_, entries)), Layer::Module(_)) => entries,
+            _ => &[],
+        }
+    }
+
+    /// Whether Puppet uses this configuration for lookups in its layer: v3 outside the global
+    /// layer is ignored (§1.6; an error under strict=error, which [`super::ConfigError`] says).
+    pub fn is_used(&self) -> bool {
+        !(self.version.value == ConfigVersion::V3 && !matches!(self.layer, Layer::Global))
+    }
+}

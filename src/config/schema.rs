@@ -80,22 +80,22 @@ pub enum Ty {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct StructElem {
-    pub name: &'static str,
+    pub name: String,
     pub required: bool,
     pub ty: Ty,
 }
 
-fn req(name: &'static str, ty: Ty) -> StructElem {
+fn req(name: &str, ty: Ty) -> StructElem {
     StructElem {
-        name,
+        name: name.into(),
         required: true,
         ty,
     }
 }
 
-fn opt(name: &'static str, ty: Ty) -> StructElem {
+fn opt(name: &str, ty: Ty) -> StructElem {
     StructElem {
-        name,
+        name: name.into(),
         required: false,
         ty,
     }
@@ -175,7 +175,7 @@ pub fn v4_config() -> Ty {
 }
 
 /// The v3 config struct; `backends` are the backend names (each may have a hash of its own).
-pub fn v3_config(backends: &[&'static str]) -> Ty {
+pub fn v3_config(backends: &[&str]) -> Ty {
     let str_or_array = || Ty::Variant(vec![Ty::NeStr, ne_array(0, None)]);
     let mut elems = vec![
         opt("version", Ty::IntExact(3)),
@@ -656,13 +656,13 @@ fn matches_depth(ty: &Ty, node: &Node, depth: usize) -> bool {
             }
             let entries = effective_entries(node);
             elems.iter().all(|e| {
-                match entries.iter().find(|(k, _, _)| k.as_str() == Some(e.name)) {
+                match entries.iter().find(|(k, _, _)| k.as_str() == Some(e.name.as_str())) {
                     Some((_, _, v)) => matches_depth(&e.ty, v, depth + 1),
                     None => !e.required,
                 }
             }) && entries
                 .iter()
-                .all(|(k, _, _)| elems.iter().any(|e| k.as_str() == Some(e.name)))
+                .all(|(k, _, _)| elems.iter().any(|e| k.as_str() == Some(e.name.as_str())))
         }
         Ty::Variant(ts) => ts.iter().any(|t| matches_depth(t, node, depth)),
         Ty::ScalarData => matches!(
@@ -735,10 +735,10 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                 let entries = effective_entries(node);
                 let mut out = Vec::new();
                 for e in elems {
-                    match entries.iter().find(|(k, _, _)| k.as_str() == Some(e.name)) {
+                    match entries.iter().find(|(k, _, _)| k.as_str() == Some(e.name.as_str())) {
                         None if e.required => out.push(Mismatch {
                             path: path.to_vec(),
-                            kind: MismatchKind::MissingKey(e.name.into()),
+                            kind: MismatchKind::MissingKey(e.name.clone()),
                             span: node.span,
                             on_key: false,
                         }),
@@ -748,7 +748,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                                 out.extend(describe_depth(
                                     &e.ty,
                                     v,
-                                    &with(path, PathElem::Entry(e.name.into())),
+                                    &with(path, PathElem::Entry(e.name.clone())),
                                     depth + 1,
                                 ));
                             }
@@ -756,7 +756,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                     }
                 }
                 for (k, kn, _) in &entries {
-                    if !elems.iter().any(|e| k.as_str() == Some(e.name)) {
+                    if !elems.iter().any(|e| k.as_str() == Some(e.name.as_str())) {
                         out.push(Mismatch {
                             path: path.to_vec(),
                             kind: MismatchKind::ExtraneousKey(k.text().into()),
