@@ -957,6 +957,13 @@ fn after_prefix<'a>(t: &'a str, prefix: &str) -> Option<&'a str> {
 /// resolves to.
 const NIL_ALLOCATE: &str = "undefined method `allocate' for nil:NilClass";
 
+/// `!!omap` element that is a scalar or alias: `a.children` is nil.
+pub const OMAP_NOT_COLLECTION: &str = "undefined method `first' for nil:NilClass";
+
+/// `!!omap` element that is an empty collection: `accept(nil)`; Ruby prints the visitor's
+/// inspect after `for`, which we abbreviate.
+pub const OMAP_EMPTY: &str = "undefined method `visit_NilClass' for #<Psych::Visitors::ToRuby>";
+
 /// What a tagged sequence becomes (`ToRuby#visit_Psych_Nodes_Sequence`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SeqTag {
@@ -983,10 +990,33 @@ pub fn seq_tag(tag: &str) -> SeqTag {
     }
 }
 
-/// What a tagged mapping becomes (`ToRuby#visit_Psych_Nodes_Mapping`): `None` for a Hash, else
-/// the failure. Tags Psych turns into a plain Hash (`!!map`, `!foo`, `!ruby/object:Hash`,
-/// `!ruby/hash-with-ivars`) are `None`.
-pub fn map_tag(tag: &str) -> Option<(LoadIssueKind, String)> {
+/// What a tagged mapping becomes (`ToRuby#visit_Psych_Nodes_Mapping`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MapTag {
+    /// A Hash: `!!map`, unknown tags like `!foo`, `!ruby/object:Hash`.
+    Hash,
+    /// `!ruby/hash-with-ivars`: a Hash of the pairs under its `elements` key (`ivars` become
+    /// instance variables, other keys are ignored).
+    Elements,
+    /// `!!str`/`!str` on a mapping: Psych returns the value of its `str` key (nil without one);
+    /// other keys become instance variables of that value.
+    StrKey,
+    /// Psych raises: kind and message.
+    Fail(LoadIssueKind, String),
+}
+
+pub fn map_tag(tag: &str) -> MapTag {
+    if tag == "!ruby/hash-with-ivars" || tag == "!ruby/hash-with-ivars:" {
+        return MapTag::Elements;
+    }
+    match map_tag_failure(tag) {
+        Some((LoadIssueKind::Unmodelled, _)) => MapTag::StrKey,
+        Some((kind, message)) => MapTag::Fail(kind, message),
+        None => MapTag::Hash,
+    }
+}
+
+fn map_tag_failure(tag: &str) -> Option<(LoadIssueKind, String)> {
     let forbidden = |c: &str| Some((LoadIssueKind::ForbiddenTag, disallowed(c)));
     let nil_allocate = || Some((LoadIssueKind::RubyError, NIL_ALLOCATE.to_string()));
     if let Some(c) = after_prefix(tag, "!ruby/struct") {
@@ -1011,7 +1041,7 @@ pub fn map_tag(tag: &str) -> Option<(LoadIssueKind, String)> {
         };
     }
     if tag == "tag:yaml.org,2002:str" {
-        return map_tag("!str");
+        return map_tag_failure("!str");
     }
     if let Some(c) = tag.strip_prefix("!ruby/array:") {
         return if c.is_empty() {

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, ScanError, Span as SaphyrSpan};
 
-use super::psych::{self, SeqTag};
+use super::psych::{self, MapTag, SeqTag};
 use super::{Comment, Document, Format, LoadIssue, LoadIssueKind};
 use crate::span::{CharIndex, SourceFile, Span};
 use crate::value::{Entry, Mapping, Node, NodeKind, Scalar, ScalarStyle, Tag, Value};
@@ -385,12 +385,11 @@ impl<'a> Loader<'a> {
                 };
                 // saphyr's span covers only the content; the indicator is the first `|`/`>`
                 // after the previous token (or after the properties), outside comments.
-                let from = if props.tag.is_some() || props.anchor.is_some() {
+                let indicator = if props.tag.is_some() || props.anchor.is_some() {
                     content_start
                 } else {
-                    self.last_end
+                    find_block_indicator(b, self.last_end, start).unwrap_or(start)
                 };
-                let indicator = find_block_indicator(b, from, start).unwrap_or(start);
                 let header_end = indicator
                     + b[indicator..]
                         .iter()
@@ -551,7 +550,7 @@ impl<'a> Loader<'a> {
         let span = Span::new(start, end.max(start));
         let node_kind = match kind {
             FrameKind::Seq(items) => match props.psych_tag.as_deref().map(psych::seq_tag) {
-                Some(SeqTag::Omap) => NodeKind::Map(self.omap(items, span)),
+                Some(SeqTag::Omap) => NodeKind::Map(self.omap(items)),
                 Some(SeqTag::Fail(kind, message)) => {
                     self.issue_at_tag(kind, &props, span, message);
                     NodeKind::Seq(items)
@@ -559,10 +558,26 @@ impl<'a> Loader<'a> {
                 _ => NodeKind::Seq(items),
             },
             FrameKind::Map { entries, .. } => {
-                if let Some((kind, message)) = props.psych_tag.as_deref().and_then(psych::map_tag) {
-                    self.issue_at_tag(kind, &props, span, message);
+                match props.psych_tag.as_deref().map(psych::map_tag) {
+                    Some(MapTag::Fail(kind, message)) => {
+                        self.issue_at_tag(kind, &props, span, message);
+                        NodeKind::Map(Mapping { entries })
+                    }
+                    Some(MapTag::StrKey) => self.str_from_map(entries, span),
+                    // revive_hash(hash, value) for each `elements` pair.
+                    Some(MapTag::Elements) => NodeKind::Map(Mapping {
+                        entries: entries
+                            .into_iter()
+                            .filter(|e| e.key.as_str() == Some("elements"))
+                            .filter_map(|e| match e.value.kind {
+                                NodeKind::Map(m) => Some(m.entries),
+                                _ => None,
+                            })
+                            .flatten()
+                            .collect(),
+                    }),
+                    _ => NodeKind::Map(Mapping { entries }),
                 }
-                NodeKind::Map(Mapping { entries })
             }
         };
         if self.skipping {
@@ -588,31 +603,34 @@ impl<'a> Loader<'a> {
     }
 
     /// `!!omap` on a sequence: `map[accept(a.children.first)] = accept a.children.last` for each
-    /// element (its first key and last value).
-    fn omap(&mut self, items: Vec<Node>, span: Span) -> Mapping {
+    /// element (a mapping's first key and last value, a sequence's first and last items).
+    fn omap(&mut self, items: Vec<Node>) -> Mapping {
         let mut entries = Vec::with_capacity(items.len());
         for item in items {
             let item_span = item.span;
-            let pair = match item.kind {
-                NodeKind::Map(m) if !m.entries.is_empty() => {
+            let from_alias = item.from_alias;
+            let (pair, message) = match item.kind {
+                _ if from_alias => (None, psych::OMAP_NOT_COLLECTION),
+                NodeKind::Map(m) => {
                     let mut it = m.entries.into_iter();
                     let first = it.next();
                     let last = it.next_back();
-                    first.map(|f| match last {
+                    let pair = first.map(|f| match last {
                         Some(l) => (f.key, l.value),
                         None => (f.key, f.value),
-                    })
+                    });
+                    (pair, psych::OMAP_EMPTY)
                 }
-                NodeKind::Seq(mut v) if !v.is_empty() => {
+                NodeKind::Seq(mut v) => {
                     let last = v.pop();
                     let first = if v.is_empty() {
                         last.clone()
                     } else {
                         Some(v.swap_remove(0))
                     };
-                    first.zip(last)
+                    (first.zip(last), psych::OMAP_EMPTY)
                 }
-                _ => None,
+                NodeKind::Scalar(_) => (None, psych::OMAP_NOT_COLLECTION),
             };
             match pair {
                 Some((key, value)) => entries.push(Entry {
@@ -620,17 +638,38 @@ impl<'a> Loader<'a> {
                     value,
                     merged: false,
                 }),
-                None => {
-                    self.issues.push(LoadIssue {
-                        kind: LoadIssueKind::RubyError,
-                        span: item_span,
-                        message: "undefined method `first' for nil:NilClass".into(),
-                    });
-                }
+                None => self.issues.push(LoadIssue {
+                    kind: LoadIssueKind::RubyError,
+                    span: item_span,
+                    message: message.into(),
+                }),
             }
         }
-        let _ = span;
         Mapping { entries }
+    }
+
+    /// `!!str` on a mapping: the value of its last `str` key, or nil (`ToRuby`'s str branch).
+    fn str_from_map(&mut self, entries: Vec<Entry>, span: Span) -> NodeKind {
+        let others = entries.iter().any(|e| e.key.as_str() != Some("str"));
+        if others {
+            self.issues.push(LoadIssue {
+                kind: LoadIssueKind::Unmodelled,
+                span,
+                message: "Psych sets the other keys of a !!str mapping as instance variables of \
+                          its `str` value (or fails); hieralint keeps the mapping"
+                    .into(),
+            });
+            return NodeKind::Map(Mapping { entries });
+        }
+        match entries.into_iter().next_back() {
+            Some(e) => e.value.kind,
+            None => NodeKind::Scalar(Scalar {
+                value: Value::Undef,
+                style: ScalarStyle::Plain,
+                resolved: None,
+                text: Arc::from(""),
+            }),
+        }
     }
 
     /// A node is complete: remember it if anchored, then give it to its parent.
