@@ -30,7 +30,6 @@ use crate::value::{Node, NodeKind, Value};
 pub use error::{ConfigError, ConfigErrorKind, When};
 pub use model::*;
 
-
 /// Reads a hiera.yaml of the given layer: the model (when Puppet gets that far) and every problem
 /// Puppet would report, each with Puppet's text and our span.
 ///
@@ -148,6 +147,7 @@ impl<'a> Cx<'a> {
             }
         };
         let (version, vfield) = self.version(root)?;
+        let before = self.errors.len();
         let mut config = match version {
             ConfigVersion::V5 => validate::v5(self, root),
             ConfigVersion::V4 => validate::v4(self, root),
@@ -157,7 +157,12 @@ impl<'a> Cx<'a> {
             value: version,
             span: vfield,
         };
-        if version == ConfigVersion::V3 {
+        // The layer's version check runs only once the config validated (a v3 file failing its
+        // struct raises that error instead of being ignored; recorded: missing-version).
+        let validated = !self.errors[before..]
+            .iter()
+            .any(|e| e.when == When::AtValidation);
+        if version == ConfigVersion::V3 && validated {
             let vspan = if vfield.synthetic {
                 first_key_span(root)
             } else {
@@ -216,7 +221,10 @@ impl<'a> Cx<'a> {
             Ok(4) => Some((ConfigVersion::V4, fs)),
             Ok(3) => Some((ConfigVersion::V3, fs)),
             Ok(n) => {
-                let shown = vn.as_scalar().map(|s| s.text.to_string()).unwrap_or_default();
+                let shown = vn
+                    .as_scalar()
+                    .map(|s| s.text.to_string())
+                    .unwrap_or_default();
                 let message = if matches!(value, Value::Integer(_)) {
                     format!("hiera.yaml version {n} is not supported (use version 5)")
                 } else {
@@ -260,7 +268,10 @@ impl<'a> Cx<'a> {
         let (puppet, strict, where_) = match self.layer {
             Layer::Global => return,
             Layer::Environment => (
-                "hiera.yaml version 3 found at the environment root was ignored".to_string(),
+                format!(
+                    "hiera.yaml version 3 found at the environment root was ignored\n   (file: {})",
+                    self.path
+                ),
                 format!(
                     "hiera.yaml version 3 cannot be used in an environment{}",
                     lines::location_suffix(Some(&self.path), None)
@@ -268,7 +279,10 @@ impl<'a> Cx<'a> {
                 "an environment",
             ),
             Layer::Module(_) => (
-                "hiera.yaml version 3 found at module root was ignored".to_string(),
+                format!(
+                    "hiera.yaml version 3 found at module root was ignored\n   (file: {})",
+                    self.path
+                ),
                 format!(
                     "hiera.yaml version 3 cannot be used in a module{}",
                     lines::location_suffix(Some(&self.path), None)
