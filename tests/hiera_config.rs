@@ -262,3 +262,136 @@ fn dump() {
         }
     }
 }
+
+/// The struct assertion and validation-time checks against 650 recorded small configs
+/// (fixtures/hiera-config/corpus.json, tools/oracle/record-config-corpus.rb): every key of the
+/// v5, v4 and v3 schemas against values of every shape, versions, option names and values, and
+/// the semantic checks in each layer.
+#[test]
+fn recorded_corpus() {
+    use hieralint::config::{ConfigErrorKind as K, When};
+    let corpus: Vec<J> =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("corpus.json")).unwrap())
+            .unwrap();
+    assert!(corpus.len() > 600);
+    let mut failures = Vec::new();
+    for c in &corpus {
+        let note = format!(
+            "{} [{}] {:?}",
+            c["note"].as_str().unwrap_or(""),
+            c["layer"].as_str().unwrap_or(""),
+            c["yaml"].as_str().unwrap_or("")
+        );
+        let file = Arc::new(SourceFile::new(
+            "<root>/hiera.yaml",
+            c["yaml"].as_str().unwrap_or(""),
+        ));
+        let layer = layer_of(c["layer"].as_str().unwrap_or("environment"));
+        let doc = yaml::load(&file);
+        let (_, errors) = config::parse(&file, &doc, &layer);
+        // What Puppet raises up to and including validation.
+        let validation: Vec<&ConfigError> = errors
+            .iter()
+            .filter(|e| {
+                e.when == When::AtValidation
+                    || matches!(
+                        e.kind,
+                        K::YamlSyntax | K::UnsupportedVersion | K::VersionNotConvertible
+                    )
+            })
+            .collect();
+        let warnings: Vec<&str> = errors
+            .iter()
+            .filter(|e| matches!(e.kind, K::Deprecated | K::NotAHash))
+            .map(|e| e.puppet_message.as_str())
+            .collect();
+        let p = &c["puppet"];
+        let pw: Vec<&str> = p["warnings"]
+            .as_array()
+            .map(|a| a.iter().filter_map(J::as_str).collect())
+            .unwrap_or_default();
+        let class = p["error_class"].as_str().unwrap_or("");
+        let err = p["error"].as_str().unwrap_or("");
+        if class != "Puppet::Util::Yaml::YamlLoadError" && warnings != pw {
+            failures.push(format!(
+                "{note}: warnings differ\n  ours {warnings:?}\n  puppet {pw:?}"
+            ));
+        }
+        match (p["outcome"].as_str(), class) {
+            (Some("ok"), _) => {
+                if !validation.is_empty() {
+                    let ms: Vec<&str> = validation
+                        .iter()
+                        .map(|e| e.puppet_message.as_str())
+                        .collect();
+                    failures.push(format!("{note}: Puppet accepts it, we report {ms:?}"));
+                }
+            }
+            (_, "Puppet::Util::Yaml::YamlLoadError") => {
+                // libyaml rejects a plain scalar starting with `:` inside a flow collection;
+                // the YAML loader accepts it (reported to its owner). Anything else is ours.
+                let flow_symbol = c["yaml"].as_str().is_some_and(|y| {
+                    y.contains("[:") || y.contains(", :") || y.contains("{:") || y.contains(": :s}")
+                });
+                if !errors.iter().any(|e| e.kind == K::YamlSyntax) && !flow_symbol {
+                    failures.push(format!("{note}: Puppet cannot load it, we can"));
+                }
+            }
+            (_, "Puppet::Pops::Types::TypeAssertionError") if err.is_empty() => {
+                if validation.is_empty() || validation.iter().any(|e| !e.puppet_message.is_empty())
+                {
+                    failures.push(format!("{note}: Puppet raises an empty message"));
+                }
+            }
+            (_, "Puppet::Pops::Types::TypeAssertionError") => {
+                let lines: Vec<&str> = err.lines().map(str::trim).collect();
+                let same = |ours: &ConfigError, line: &str| {
+                    if ours.puppet_exact {
+                        ours.puppet_message == line
+                    } else {
+                        // Approximated actual type: compare up to `got`.
+                        let cut = |s: &str| s.rsplit_once(", got ").map(|(a, _)| a.to_string());
+                        cut(&ours.puppet_message).is_some()
+                            && cut(&ours.puppet_message) == cut(line)
+                    }
+                };
+                for e in &validation {
+                    if !lines.iter().any(|l| same(e, l)) {
+                        failures.push(format!(
+                            "{note}: ours not in Puppet's\n  ours {:?}\n  puppet {lines:?}",
+                            e.puppet_message
+                        ));
+                    }
+                }
+                for l in &lines {
+                    if !l.contains(" variant ") && !validation.iter().any(|e| same(e, l)) {
+                        failures.push(format!("{note}: Puppet line missing: {l:?}"));
+                    }
+                }
+            }
+            (_, _) => {
+                let first = err.lines().next().unwrap_or("");
+                let found = validation.iter().any(|e| {
+                    e.puppet_message == first
+                        || (!e.puppet_exact
+                            && first
+                                .starts_with(e.puppet_message.split(" for ").next().unwrap_or("")))
+                });
+                if !found {
+                    let ms: Vec<&str> = validation
+                        .iter()
+                        .map(|e| e.puppet_message.as_str())
+                        .collect();
+                    failures.push(format!("{note}: Puppet says {first:?}, we say {ms:?}"));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} corpus cases fail:\n{}",
+        failures.len(),
+        corpus.len(),
+        failures.join("\n")
+    );
+}

@@ -483,6 +483,8 @@ pub struct Mismatch {
     pub span: Span,
     /// True when the span is a key's (unrecognized key, bad option name).
     pub on_key: bool,
+    /// Puppet's describer produces no text for it (see the `Struct` vs `Hash` case).
+    pub silent: bool,
 }
 
 impl Mismatch {
@@ -703,6 +705,7 @@ fn type_mismatch(path: &[PathElem], ty: &Ty, node: &Node) -> Mismatch {
         },
         span: node.span,
         on_key: false,
+        silent: false,
     }
 }
 
@@ -744,6 +747,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                             kind: MismatchKind::MissingKey(e.name.clone()),
                             span: node.span,
                             on_key: false,
+                            silent: false,
                         }),
                         None => {}
                         Some((_, _, v)) => {
@@ -765,6 +769,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                             kind: MismatchKind::ExtraneousKey(k.text().into()),
                             span: kn.span,
                             on_key: true,
+                            silent: false,
                         });
                     }
                 }
@@ -774,7 +779,15 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                 let n = effective_entries(node).len() as u64;
                 let required = elems.iter().filter(|e| e.required).count() as u64;
                 let total = elems.len() as u64;
-                if n >= required && n <= total {
+                if required == 0 && n <= total {
+                    // `PStructType#_assignable?` accepts any Hash type of a fitting size when
+                    // every element is optional, so the describer finds nothing although the
+                    // value is not an instance: Puppet raises an empty message (recorded:
+                    // corpus `top defaults = nonstring_key_hash`).
+                    let mut m = type_mismatch(path, ty, node);
+                    m.silent = true;
+                    vec![m]
+                } else if n >= required && n <= total {
                     vec![type_mismatch(path, ty, node)]
                 } else {
                     vec![Mismatch {
@@ -786,6 +799,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                         },
                         span: node.span,
                         on_key: false,
+                        silent: false,
                     }]
                 }
             }
@@ -827,6 +841,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                         },
                         span: node.span,
                         on_key: false,
+                        silent: false,
                     }];
                 }
                 let mut out = Vec::new();
@@ -852,6 +867,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
             },
             span: node.span,
             on_key: false,
+            silent: false,
         }],
         Ty::IntExact(_) | Ty::NeStr | Ty::Str | Ty::Bool | Ty::Any => {
             vec![type_mismatch(path, ty, node)]
@@ -880,6 +896,7 @@ fn describe_key(kt: &Ty, k: &Key, kn: &Node, path: &[PathElem]) -> Vec<Mismatch>
         kind,
         span: kn.span,
         on_key: true,
+        silent: false,
     }]
 }
 
@@ -991,6 +1008,7 @@ fn merge_mismatch(a: &Mismatch, b: &Mismatch) -> Mismatch {
         kind,
         span: a.span,
         on_key: a.on_key,
+        silent: a.silent,
     }
 }
 

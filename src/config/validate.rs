@@ -53,11 +53,15 @@ impl Cx<'_> {
         };
         let kept: Vec<&Mismatch> = all.iter().filter(|m| !shallow(m)).collect();
         for m in kept {
-            let puppet = format!(
-                "The Lookup Configuration at '{}' has wrong type,{}",
-                self.path,
-                m.describe()
-            );
+            let puppet = if m.silent {
+                String::new()
+            } else {
+                format!(
+                    "The Lookup Configuration at '{}' has wrong type,{}",
+                    self.path,
+                    m.describe()
+                )
+            };
             let kind = match &m.kind {
                 MismatchKind::ExtraneousKey(_) => K::UnrecognizedKey,
                 MismatchKind::MissingKey(_) => K::MissingKey,
@@ -486,7 +490,11 @@ fn validate_entry(cx: &mut Cx, e: &HierarchyEntry, defaults: &Defaults) {
                 .functions
                 .iter()
                 .any(|f| FunctionKind::DEFAULTS_ORDER.contains(&f.kind));
-            if !defaults_has {
+            // A `defaults` the struct assertion rejected may well be where the function was
+            // meant to come from: no derived complaint.
+            let defaults_broken =
+                !defaults.span.synthetic && struct_broken(cx, defaults.span.value);
+            if !defaults_has && !defaults_broken {
                 let puppet = format!(
                     "One of {FUNCTION_KEYS_TEXT} must be defined in hierarchy '{name}'{}",
                     cx.puppet_file()
