@@ -89,7 +89,7 @@ fn config_warning(w: &str) -> bool {
     !w.starts_with("Undefined variable")
 }
 
-fn check_case(dir: &Path) -> Result<(), String> {
+fn check_case(dir: &Path, real: bool) -> Result<(), String> {
     let name = dir.file_name().unwrap().to_string_lossy().to_string();
     let spec: J =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
@@ -179,7 +179,7 @@ fn check_case(dir: &Path) -> Result<(), String> {
         }
     }
     // Every failure and every configuration warning Puppet gave is one we report.
-    let ok_case = name.starts_with("ok-");
+    let ok_case = real || name.starts_with("ok-");
     if outcome == "error" && !claimed_error {
         let err = recorded["error"].as_str().unwrap_or("");
         // Unknown custom functions are valid levels for us (the engine notes unreadable data).
@@ -216,7 +216,10 @@ fn recorded_cases() {
         .collect();
     dirs.sort();
     assert!(dirs.len() >= 30, "only {} cases", dirs.len());
-    let failures: Vec<String> = dirs.iter().filter_map(|d| check_case(d).err()).collect();
+    let failures: Vec<String> = dirs
+        .iter()
+        .filter_map(|d| check_case(d, false).err())
+        .collect();
     assert!(
         failures.is_empty(),
         "{} of {} cases fail:\n{}",
@@ -224,6 +227,46 @@ fn recorded_cases() {
         dirs.len(),
         failures.join("\n\n")
     );
+}
+
+/// Realistic configs (fixtures/hiera-config/real/, written after common public control repos
+/// and modules; Puppet's answers recorded): no problem at all.
+#[test]
+fn real_configs_are_clean() {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join("real"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 5);
+    for d in &dirs {
+        let spec: J =
+            serde_json::from_str(&std::fs::read_to_string(d.join("expected.json")).unwrap())
+                .unwrap();
+        assert_eq!(spec["expect"], json!([]), "{}", d.display());
+        let layer = layer_of(spec["layer"].as_str().unwrap());
+        let (_, config, errors) = parse_file(&d.join("hiera.yaml"), "<root>/hiera.yaml", &layer);
+        assert!(config.is_some(), "{}", d.display());
+        assert!(errors.is_empty(), "{}: {errors:#?}", d.display());
+        check_case(d, true).unwrap();
+    }
+    // The example control repo's configs too.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/example-control-repo");
+    for (rel, layer) in [
+        ("hiera.yaml", Layer::Environment),
+        ("modules/ntp/hiera.yaml", Layer::Module("ntp".into())),
+        (
+            "site-modules/profile/hiera.yaml",
+            Layer::Module("profile".into()),
+        ),
+    ] {
+        let p = repo.join(rel);
+        if p.exists() {
+            let (_, config, errors) = parse_file(&p, rel, &layer);
+            assert!(config.is_some() && errors.is_empty(), "{rel}: {errors:#?}");
+        }
+    }
 }
 
 /// Prints what we report for every case (`cargo test --test hiera_config dump -- --ignored

@@ -624,6 +624,6 @@ impl HieraConfig {
     /// Whether Puppet uses this configuration for lookups in its layer: v3 outside the global
     /// layer is ignored (§1.6; an error under strict=error, which [`super::ConfigError`] says).
     pub fn is_used(&self) -> bool {
-        !(self.version.value == ConfigVersion::V3 && !matches!(self.layer, Layer::Global))
+        self.version.value != ConfigVersion::V3 || matches!(self.layer, Layer::Global)
     }
 }

@@ -749,17 +749,15 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                             on_key: false,
                             silent: false,
                         }),
-                        None => {}
-                        Some((_, _, v)) => {
-                            if !matches_depth(&e.ty, v, depth + 1) {
-                                out.extend(describe_depth(
-                                    &e.ty,
-                                    v,
-                                    &with(path, PathElem::Entry(e.name.clone())),
-                                    depth + 1,
-                                ));
-                            }
+                        Some((_, _, v)) if !matches_depth(&e.ty, v, depth + 1) => {
+                            out.extend(describe_depth(
+                                &e.ty,
+                                v,
+                                &with(path, PathElem::Entry(e.name.clone())),
+                                depth + 1,
+                            ));
                         }
+                        _ => {}
                     }
                 }
                 for (k, kn, _) in &entries {
