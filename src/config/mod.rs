@@ -114,7 +114,8 @@ impl<'a> Cx<'a> {
                 message,
                 severity: Severity::Error,
                 when: When::AtProviderCreation,
-            });
+            })
+            .help = Some(format!("the YAML parser says: {}", issue.message));
             return None;
         }
         let root = match &doc.root {
