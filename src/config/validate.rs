@@ -1171,9 +1171,16 @@ pub(super) fn v3(cx: &mut Cx, root: &Node) -> HieraConfig {
                 seen.push(&b.value);
             }
         }
+        // Per backend: its config hash is interpolated, then the hierarchy paths (methods
+        // forbidden in both; `HieraConfigV3#create_configured_data_providers`).
         let mut seen_spans = Vec::new();
-        for h in &v3.hierarchy {
-            check_string(cx, &h.value, h.span, &h.value, &mut seen_spans);
+        for b in &v3.backend_configs {
+            if let Some(c) = &b.config {
+                check_option_strings(cx, &c.value, &mut seen_spans);
+            }
+            for h in &v3.hierarchy {
+                check_string(cx, &h.value, h.span, &h.value, &mut seen_spans);
+            }
         }
     }
 
