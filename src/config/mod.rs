@@ -251,10 +251,7 @@ impl<'a> Cx<'a> {
                     kind: ConfigErrorKind::VersionNotConvertible,
                     span: vn.span,
                     puppet,
-                    message: format!(
-                        "`version` must be the integer 5, not {}",
-                        schema_describe_value(vn)
-                    ),
+                    message: format!("`version` must be the integer 5, not {}", describe_node(vn)),
                     severity: Severity::Error,
                     when: When::AtProviderCreation,
                 });
@@ -331,10 +328,6 @@ pub(crate) fn describe_node(n: &Node) -> &'static str {
             Value::Hash(_) => "a hash",
         },
     }
-}
-
-fn schema_describe_value(n: &Node) -> &'static str {
-    describe_node(n)
 }
 
 /// Ruby's class name for the NoMethodError text.

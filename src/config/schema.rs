@@ -384,7 +384,7 @@ pub fn actual_of(node: &Node) -> Actual {
 }
 
 /// A mapping key as Puppet sees it after `symkeys_to_string`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
     Str(String),
     /// Any other key, with its Ruby `to_s`.
@@ -426,11 +426,15 @@ pub fn effective_entries(node: &Node) -> Vec<(Key, &Node, &Node)> {
         return Vec::new();
     };
     let mut out: Vec<(Key, &Node, &Node)> = Vec::with_capacity(m.entries.len());
+    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
     for e in &m.entries {
         let k = Key::of(&e.key);
-        match out.iter_mut().find(|(ok, _, _)| *ok == k) {
-            Some(slot) => slot.2 = &e.value,
-            None => out.push((k, &e.key, &e.value)),
+        match index.get(&k) {
+            Some(&i) => out[i].2 = &e.value,
+            None => {
+                index.insert(k.clone(), out.len());
+                out.push((k, &e.key, &e.value));
+            }
         }
     }
     out
