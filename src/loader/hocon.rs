@@ -17,11 +17,11 @@
 //! is spanned by its newest definition.
 //!
 //! Ruby's failures are reproduced with their messages (`String: <line>: ...`, Puppet prefixes
-//! `Unable to parse (<path>): `). A few inputs make ruby-hocon crash with a non-HOCON Ruby
-//! exception (`a = "\q"`, `a = 1e400`, `include url(...)`), which Puppet reports as the bare
-//! exception message: those are Syntax issues with that message too.
+//! `Unable to parse (<path>): `) as Syntax issues. A few inputs make ruby-hocon crash with a
+//! non-HOCON Ruby exception (`a = "\q"`, `a = 1e400`, `include url(...)`), which Puppet reports
+//! as the bare exception message: those are [`LoadIssueKind::RubyError`] issues.
 //!
-//! Not reproduced, each reported as an [`LoadIssueKind::Unsupported`] issue instead of a wrong
+//! Not reproduced, each reported as an [`LoadIssueKind::Unmodelled`] issue instead of a wrong
 //! value: substitutions that ruby-hocon takes from the Puppet server's environment variables
 //! (`${HOME}` with no `HOME` in the file), `include` of files (resolved against the server's
 //! working directory), integers beyond 64 bits (Ruby Bignums, approximated as Floats).
@@ -129,7 +129,7 @@ fn load_here(file: &SourceFile) -> Document {
         Err(f) => {
             let (kind, span, message) = match f {
                 Fail::Config { message, span } => (LoadIssueKind::Syntax, span, message),
-                Fail::Crash { message, span } => (LoadIssueKind::Syntax, span, message),
+                Fail::Crash { message, span } => (LoadIssueKind::RubyError, span, message),
                 Fail::TooDeep { span, what } => (
                     LoadIssueKind::Limit,
                     span,
@@ -195,7 +195,7 @@ impl Conv<'_> {
                     Num::Float(f) => Value::Float(*f),
                     Num::Big(digits) => {
                         issues.push(LoadIssue {
-                            kind: LoadIssueKind::Unsupported,
+                            kind: LoadIssueKind::Unmodelled,
                             span,
                             message: format!(
                                 "integer {digits} does not fit in 64 bits: Ruby keeps it exactly \

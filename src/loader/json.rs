@@ -11,7 +11,7 @@
 //! * Duplicate keys: the last value wins, in the first key's position (Ruby `Hash#[]=`). Recorded
 //!   as [`LoadIssueKind::DuplicateKey`] at the second key.
 //! * `NaN`, `Infinity`, `-Infinity` are errors; numbers too big for a Float become `Infinity`;
-//!   integers too big for 64 bits are Ruby Bignums (see [`LoadIssueKind::Unsupported`]).
+//!   integers too big for 64 bits are Ruby Bignums (see [`LoadIssueKind::Unmodelled`]).
 //! * Any character may be escaped (`\q` is `q`); `\u` needs four hex digits. A `\uD8xx` high
 //!   surrogate combines with whatever `\u` escape follows it (even a non-surrogate); when another
 //!   character follows, Ruby writes `?` and drops that character; with fewer than 6 bytes left
@@ -382,7 +382,7 @@ impl<'a> Parser<'a> {
             Ok(i) => Value::Integer(i),
             Err(_) => {
                 self.issues.push(LoadIssue {
-                    kind: LoadIssueKind::Unsupported,
+                    kind: LoadIssueKind::Unmodelled,
                     span,
                     message: format!(
                         "integer {src} does not fit in 64 bits: Ruby keeps it exactly (a Bignum), \

@@ -724,7 +724,7 @@ impl<'a> Builder<'a> {
                 // directory; a missing file is silently skipped (recorded). We cannot know that
                 // directory, so we skip it too and say so.
                 self.issues.push(LoadIssue {
-                    kind: LoadIssueKind::Unsupported,
+                    kind: LoadIssueKind::Unmodelled,
                     span: inc.span,
                     message: format!(
                         "include of {}: ruby-hocon looks for it relative to the Puppet server's \
