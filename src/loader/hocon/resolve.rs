@@ -116,7 +116,10 @@ impl<'a> Resolver<'a> {
                         c
                     });
                     let r = match &child_path {
-                        Some(cp) if pristine && self.replacements.is_empty() => {
+                        // Resolved values need no memo (a lookup copies them from the root).
+                        Some(cp)
+                            if pristine && self.replacements.is_empty() && !e.value.resolved =>
+                        {
                             self.resolve_memo(&e.value, cp)?
                         }
                         _ => self.resolve(&e.value, child_path.as_deref(), false)?,

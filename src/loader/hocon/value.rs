@@ -534,7 +534,8 @@ impl<'a> Builder<'a> {
                 quoted: false,
             },
             Tok::Substitution { optional, expr } => {
-                let path = parser::parse_path(expr).map_err(|m| Fail::Config {
+                let refs: Vec<&Token> = expr.iter().collect();
+                let path = parser::parse_path(&refs).map_err(|m| Fail::Config {
                     message: format!("String: {line}: {m}"),
                     span: t.span,
                 })?;
