@@ -439,7 +439,7 @@ impl<'t> Parser<'t> {
             if t.tok == Tok::CloseCurly {
                 if !had_open_curly {
                     let msg = Self::quote_suggestion(
-                        &t,
+                        t,
                         "unbalanced close brace '}' with no open brace".into(),
                     );
                     return Err(self.error(msg, t.span));
@@ -472,7 +472,7 @@ impl<'t> Parser<'t> {
                                 "Key '{}' may not be followed by token: {after_key}",
                                 self.text.get(key_span.range()).unwrap_or("")
                             );
-                            let msg = Self::quote_suggestion(&after_key, msg);
+                            let msg = Self::quote_suggestion(after_key, msg);
                             return Err(self.error(msg, after_key.span));
                         }
                     };
@@ -509,7 +509,7 @@ impl<'t> Parser<'t> {
             if t.tok == Tok::CloseCurly {
                 if !had_open_curly {
                     let msg = Self::quote_suggestion(
-                        &t,
+                        t,
                         "unbalanced close brace '}' with no open brace".into(),
                     );
                     return Err(self.error(msg, t.span));
@@ -518,7 +518,7 @@ impl<'t> Parser<'t> {
                 break;
             } else if had_open_curly || t.tok != Tok::Eof {
                 let msg = Self::quote_suggestion(
-                    &t,
+                    t,
                     format!("Expecting close brace }} or a comma, got {t}"),
                 );
                 return Err(self.error(msg, t.span));
@@ -560,7 +560,7 @@ impl<'t> Parser<'t> {
                             end: t.span.end,
                         },
                     });
-                } else if Self::starts_value(&t) {
+                } else if Self::starts_value(t) {
                     let v = self.parse_value(t)?;
                     children.push(ArrChild::Value(v));
                 } else {
@@ -605,7 +605,7 @@ impl<'t> Parser<'t> {
                 None => {
                     let t = self.next_collecting(&mut nodes)?;
                     flush!();
-                    if Self::starts_value(&t) {
+                    if Self::starts_value(t) {
                         let v = self.parse_value(t)?;
                         children.push(ArrChild::Value(v));
                     } else if t.tok == Tok::CloseSquare {
