@@ -1,12 +1,12 @@
 //! The `check` pipeline: load the project, run every enabled rule's phases (files in parallel,
 //! then project-wide), and return the diagnostics in the contract order.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use crate::diag::{self, Diagnostic, Label};
-use crate::project::{FileRole, Project};
+use crate::project::{FileRole, LoadedFile, Project};
 use crate::render::Summary;
 use crate::rules::{self, Rule, Sink};
 use crate::scan::{self, ScanError};
@@ -44,32 +44,42 @@ fn scan_error_diagnostic(e: &ScanError) -> Diagnostic {
     }
 }
 
-/// Runs the rules over a loaded project.
-pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
-    let per_file: Vec<Vec<Diagnostic>> = project
-        .files
-        .par_iter()
-        .map(|file| {
-            let mut sink = Sink::default();
-            for rule in enabled {
-                match file.role {
-                    FileRole::HieraConfig => rule.check_hiera_config(project, file, &mut sink),
-                    FileRole::Data | FileRole::Loose => {
-                        rule.check_data_file(project, file, &mut sink)
-                    }
-                }
-            }
-            sink.diagnostics
-        })
-        .collect();
-    let per_project: Vec<Vec<Diagnostic>> = enabled
+/// The per-file phase of `enabled` over one file.
+fn file_phase(
+    project: &Project,
+    file: &LoadedFile,
+    enabled: &[&'static dyn Rule],
+) -> Vec<Diagnostic> {
+    let mut sink = Sink::default();
+    for rule in enabled {
+        match file.role {
+            FileRole::HieraConfig => rule.check_hiera_config(project, file, &mut sink),
+            FileRole::Data | FileRole::Loose => rule.check_data_file(project, file, &mut sink),
+        }
+    }
+    sink.diagnostics
+}
+
+/// The project-wide phase of `enabled`, rules in parallel.
+fn project_phase(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Vec<Diagnostic>> {
+    enabled
         .par_iter()
         .map(|rule| {
             let mut sink = Sink::default();
             rule.check_project(project, &mut sink);
             sink.diagnostics
         })
+        .collect()
+}
+
+/// Runs the rules over a loaded project.
+pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
+    let per_file: Vec<Vec<Diagnostic>> = project
+        .files
+        .par_iter()
+        .map(|file| file_phase(project, file, enabled))
         .collect();
+    let per_project = project_phase(project, enabled);
     let mut all: Vec<Diagnostic> = per_file.into_iter().chain(per_project).flatten().collect();
     diag::sort_and_dedup(&mut all);
     all
@@ -95,4 +105,38 @@ pub fn check(opts: &CheckOptions) -> CheckResult {
         diagnostics,
         summary,
     }
+}
+
+/// The editor case: `path`, a file of an already loaded `project` (from [`check`] or
+/// [`scan::load_project`]; `path` as the project names it, `LoadedFile::source.path`), changed
+/// on disk. Re-reads it in place, runs the rules' per-file phase over it and the project-wide
+/// phase over the whole project, and returns those diagnostics in the contract order (the other
+/// files' per-file diagnostics cannot have changed and are not recomputed). `None` when `path`
+/// is not a file of the project: a new file needs a new scan.
+pub fn recheck_file(
+    project: &mut Project,
+    path: &Path,
+    opts: &CheckOptions,
+) -> Option<Vec<Diagnostic>> {
+    let i = project.files.iter().position(|f| f.source.path == path)?;
+    let enabled: Vec<&'static dyn Rule> = rules::registry()
+        .iter()
+        .copied()
+        .filter(|r| opts.only.is_empty() || opts.only.contains(&r.meta().name))
+        .collect();
+    let mut diagnostics = Vec::new();
+    match scan::reload_file(&project.files[i]) {
+        Ok(fresh) => {
+            project.files[i] = fresh;
+            diagnostics.extend(file_phase(project, &project.files[i], &enabled));
+        }
+        // gone or unreadable now: report it, and check the project without it
+        Err(e) => {
+            project.files.remove(i);
+            diagnostics.push(scan_error_diagnostic(&e));
+        }
+    }
+    diagnostics.extend(project_phase(project, &enabled).into_iter().flatten());
+    diag::sort_and_dedup(&mut diagnostics);
+    Some(diagnostics)
 }

@@ -375,3 +375,14 @@ pub fn load_project(paths: &[PathBuf]) -> (Project, Vec<ScanError>) {
     errors.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
     (Project { files }, errors)
 }
+
+/// Re-reads one file of a loaded project from disk (it changed: the editor case), keeping the
+/// role, layer and environment the scan gave it. The caller puts the result in its place.
+pub fn reload_file(file: &LoadedFile) -> Result<LoadedFile, ScanError> {
+    load_one(&Planned {
+        path: file.source.path.clone(),
+        role: file.role.clone(),
+        layer: file.layer.clone(),
+        env_root: file.env_root.clone(),
+    })
+}
