@@ -1,0 +1,203 @@
+//! The benchmark suite of issue #5 (docs/benchmarks.md): load-and-parse, full check without and
+//! with fact sets, the one-file re-check of a warm process, and fact-set loading, on control
+//! repos written by the corpus generator (examples/gen_corpus) and cached under
+//! `target/bench-corpus/`.
+//!
+//! Everything goes through the public pipeline (`scan::load_project`, `check::check`,
+//! `check::recheck_file`), so later work on the rules, the engine and fact-set evaluation shows up
+//! here without changing this file.
+//!
+//! `cargo bench --bench check` runs all groups on the 1.5k, 5k and 15k-file corpora;
+//! `HIERALINT_BENCH_SIZES=1500 cargo bench --bench check -- load` runs one group on one size.
+
+#[path = "../examples/gen_corpus/corpus.rs"]
+#[allow(dead_code)]
+mod corpus;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+use hieralint::check::{self, CheckOptions};
+use hieralint::scan;
+
+/// Fact sets written with each corpus (the largest count a group uses).
+const FACT_SETS: usize = 1000;
+const SEED: u64 = 1;
+
+fn sizes() -> Vec<usize> {
+    std::env::var("HIERALINT_BENCH_SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
+        .filter(|v: &Vec<usize>| !v.is_empty())
+        .unwrap_or_else(|| vec![1500, 5000, 15000])
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
+/// The cached corpus for `files`, generated on first use.
+fn corpus(files: usize) -> PathBuf {
+    let cfg = corpus::Config::new(files, FACT_SETS, SEED);
+    let base = target_dir().join("bench-corpus");
+    std::fs::create_dir_all(&base).expect("create target/bench-corpus");
+    corpus::ensure_cached(&cfg, &base).expect("generate the benchmark corpus")
+}
+
+/// The first `n` fact-set files of a corpus, by name.
+fn fact_files(dir: &Path, n: usize) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join("facts"))
+        .expect("corpus facts/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    v.sort();
+    v.truncate(n);
+    assert_eq!(v.len(), n, "the corpus has {FACT_SETS} fact sets");
+    v
+}
+
+fn options(dir: &Path, facts: Vec<PathBuf>) -> CheckOptions {
+    CheckOptions {
+        paths: vec![dir.to_path_buf()],
+        facts,
+        ..CheckOptions::default()
+    }
+}
+
+/// Bytes of the files a scan loads (for MB/s figures).
+fn loaded_bytes(dir: &Path) -> u64 {
+    let (project, _) = scan::load_project(&[dir.to_path_buf()]);
+    project
+        .files
+        .iter()
+        .map(|f| f.source.text.len() as u64)
+        .sum()
+}
+
+/// A measurement budget that keeps `cargo bench` in minutes on a shared 2-core machine.
+fn tune(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, files: usize) {
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(if files >= 10_000 { 6 } else { 3 }));
+}
+
+/// Discovery, reading and parsing every file: the floor a check cannot go below.
+fn load_and_parse(c: &mut Criterion) {
+    let mut group = c.benchmark_group("load");
+    for files in sizes() {
+        let dir = corpus(files);
+        tune(&mut group, files);
+        group.throughput(Throughput::Bytes(loaded_bytes(&dir)));
+        group.bench_with_input(BenchmarkId::from_parameter(files), &dir, |b, dir| {
+            b.iter(|| scan::load_project(std::slice::from_ref(dir)))
+        });
+    }
+    group.finish();
+}
+
+/// `hieralint check DIR` without facts (the data-implied mode), in-process.
+fn check_without_facts(c: &mut Criterion) {
+    let mut group = c.benchmark_group("check");
+    for files in sizes() {
+        let dir = corpus(files);
+        tune(&mut group, files);
+        group.throughput(Throughput::Bytes(loaded_bytes(&dir)));
+        let opts = options(&dir, Vec::new());
+        group.bench_with_input(BenchmarkId::from_parameter(files), &opts, |b, o| {
+            b.iter(|| check::check(o))
+        });
+    }
+    group.finish();
+}
+
+/// `hieralint check DIR --facts F...`: the fact-set counts of the issue on the smallest corpus
+/// (growth in fact sets), and 1,000 fact sets on every corpus (growth in files; the 15k x 1,000
+/// case is the issue's 5 s target).
+fn check_with_facts(c: &mut Criterion) {
+    let mut group = c.benchmark_group("check-facts");
+    let sizes = sizes();
+    for &files in &sizes {
+        let dir = corpus(files);
+        tune(&mut group, files);
+        let counts: &[usize] = if files == sizes[0] {
+            &[10, 100, 1000]
+        } else {
+            &[1000]
+        };
+        for &n in counts {
+            let opts = options(&dir, fact_files(&dir, n));
+            group.bench_with_input(
+                BenchmarkId::from_parameter(format!("{files}x{n}")),
+                &opts,
+                |b, o| b.iter(|| check::check(o)),
+            );
+        }
+    }
+    group.finish();
+}
+
+/// The editor case: a warm process holds the loaded project; one file changes; re-read it and
+/// re-run the rules. The largest file (common.yaml) and a typical node file.
+fn recheck_one_file(c: &mut Criterion) {
+    let mut group = c.benchmark_group("recheck");
+    for files in sizes() {
+        let dir = corpus(files);
+        tune(&mut group, files);
+        let opts = options(&dir, Vec::new());
+        let mut project = check::check(&opts).project;
+        let common = dir.join("data/common.yaml");
+        let node = project
+            .files
+            .iter()
+            .map(|f| f.source.path.clone())
+            .find(|p| p.starts_with(dir.join("data/nodes")))
+            .expect("a node file");
+        for (what, path) in [("common", common), ("node", node)] {
+            assert!(
+                check::recheck_file(&mut project, &path, &opts).is_some(),
+                "{} is part of the project",
+                path.display()
+            );
+            group.bench_function(BenchmarkId::new(what, files), |b| {
+                b.iter(|| check::recheck_file(&mut project, &path, &opts))
+            });
+        }
+    }
+    group.finish();
+}
+
+/// Reading 1,000 fact sets (facter 4 JSON, ~10 kB each): a fixed cost of every run with facts.
+fn load_facts(c: &mut Criterion) {
+    let mut group = c.benchmark_group("facts-load");
+    let dir = corpus(sizes()[0]);
+    tune(&mut group, 0);
+    for n in [100, 1000] {
+        let files = fact_files(&dir, n);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &files, |b, f| {
+            b.iter(|| hieralint::facts::load_fact_sets(f))
+        });
+    }
+    group.finish();
+}
+
+// TODO(#5): lookups per second. The lookup engine (issue #3, branch `engine`) is not on main
+// yet; when it lands, add a `lookup` group here: build the Engine once for the corpus
+// environment, one `Engine::session(scope)` per fact set, and time
+// `session.lookup(&LookupRequest::new(key))` over every key of the corpus' lookup-keys.txt
+// (Throughput::Elements(keys)). tools/bench/peers.sh already measures Puppet's lookups/s on the
+// same keys.
+
+criterion_group!(
+    benches,
+    load_and_parse,
+    check_without_facts,
+    check_with_facts,
+    recheck_one_file,
+    load_facts
+);
+criterion_main!(benches);
