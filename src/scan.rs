@@ -300,10 +300,12 @@ fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>) -> Vec<Planned> {
             });
         }
     }
-    // one entry per path, first role wins (a file given twice is checked once)
-    let mut seen = BTreeSet::new();
-    plan.retain(|p| seen.insert(p.path.clone()));
+    // One entry per path, first role wins (a file given twice is checked once). The sort is
+    // stable, so equal paths stay in plan order and dedup keeps the first: the same result as
+    // a seen-set before sorting, at half the path comparisons (which are component-wise and
+    // were 9% of a 1.5k-file run, docs/benchmarks.md).
     plan.sort_by(|a, b| a.path.cmp(&b.path));
+    plan.dedup_by(|later, first| later.path == first.path);
     plan
 }
 
