@@ -2,10 +2,13 @@
 //!
 //! ```text
 //! cargo run --release --example gen_corpus -- --files 1500 --facts 100 --seed 1 --out DIR
+//! cargo run --release --example gen_corpus -- --files 1500 --facts 1000 --cache-dir target/bench-corpus
 //! ```
+//!
+//! With `--cache-dir BASE` the corpus goes to `BASE/<files,facts,seed,version>/` unless a
+//! complete copy is already there (the one `cargo bench` uses), and that path is printed on
+//! stdout.
 
-// shared with benches/check.rs, which also uses its cache helpers
-#[allow(dead_code)]
 mod corpus;
 
 use std::path::PathBuf;
@@ -18,6 +21,7 @@ const USAGE: &str =
 fn main() -> ExitCode {
     let mut cfg = corpus::Config::new(1500, 100, 1);
     let mut out: Option<PathBuf> = None;
+    let mut cache: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
@@ -39,6 +43,7 @@ fn main() -> ExitCode {
             }),
             "--facterdb" => value("--facterdb").map(|v| cfg.facterdb = PathBuf::from(v)),
             "--out" => value("--out").map(|v| out = Some(PathBuf::from(v))),
+            "--cache-dir" => value("--cache-dir").map(|v| cache = Some(PathBuf::from(v))),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -50,8 +55,21 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    if let Some(base) = cache {
+        let made = std::fs::create_dir_all(&base).and_then(|()| corpus::ensure_cached(&cfg, &base));
+        return match made {
+            Ok(dir) => {
+                println!("{}", dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("gen_corpus: cannot write under {}: {e}", base.display());
+                ExitCode::FAILURE
+            }
+        };
+    }
     let Some(out) = out else {
-        eprintln!("gen_corpus: --out is required\n{USAGE}");
+        eprintln!("gen_corpus: --out or --cache-dir is required\n{USAGE}");
         return ExitCode::from(2);
     };
     let started = std::time::Instant::now();
