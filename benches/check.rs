@@ -9,6 +9,9 @@
 //!
 //! `cargo bench --bench check` runs all groups on the 1.5k, 5k and 15k-file corpora;
 //! `HIERALINT_BENCH_SIZES=1500 cargo bench --bench check -- load` runs one group on one size.
+//! `HIERALINT_BENCH_CPU=1` measures process CPU time (user+system, all threads) instead of wall
+//! time, under group names starting with `cpu/`: on a machine shared with other work, wall time
+//! mostly measures the neighbours.
 
 #[path = "../examples/gen_corpus/corpus.rs"]
 #[allow(dead_code)]
@@ -17,7 +20,8 @@ mod corpus;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 
 use hieralint::check::{self, CheckOptions};
 use hieralint::scan;
@@ -78,16 +82,56 @@ fn loaded_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
+/// Process CPU time: user and system time of every thread of this process.
+struct CpuTime;
+
+fn cpu_now() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+impl Measurement for CpuTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+
+    fn start(&self) -> Duration {
+        cpu_now()
+    }
+    fn end(&self, started: Duration) -> Duration {
+        cpu_now().saturating_sub(started)
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, v: &Duration) -> f64 {
+        v.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // nanoseconds, shown like wall time
+        static WALL: WallTime = WallTime;
+        WALL.formatter()
+    }
+}
+
 /// A measurement budget that keeps `cargo bench` in minutes on a shared 2-core machine.
-fn tune(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, files: usize) {
+fn tune<M: Measurement>(group: &mut BenchmarkGroup<'_, M>, files: usize) {
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(if files >= 10_000 { 6 } else { 3 }));
 }
 
 /// Discovery, reading and parsing every file: the floor a check cannot go below.
-fn load_and_parse(c: &mut Criterion) {
-    let mut group = c.benchmark_group("load");
+fn load_and_parse<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
+    let mut group = c.benchmark_group(format!("{prefix}load"));
     for files in sizes() {
         let dir = corpus(files);
         tune(&mut group, files);
@@ -100,8 +144,8 @@ fn load_and_parse(c: &mut Criterion) {
 }
 
 /// `hieralint check DIR` without facts (the data-implied mode), in-process.
-fn check_without_facts(c: &mut Criterion) {
-    let mut group = c.benchmark_group("check");
+fn check_without_facts<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
+    let mut group = c.benchmark_group(format!("{prefix}check"));
     for files in sizes() {
         let dir = corpus(files);
         tune(&mut group, files);
@@ -117,8 +161,8 @@ fn check_without_facts(c: &mut Criterion) {
 /// `hieralint check DIR --facts F...`: the fact-set counts of the issue on the smallest corpus
 /// (growth in fact sets), and 1,000 fact sets on every corpus (growth in files; the 15k x 1,000
 /// case is the issue's 5 s target).
-fn check_with_facts(c: &mut Criterion) {
-    let mut group = c.benchmark_group("check-facts");
+fn check_with_facts<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
+    let mut group = c.benchmark_group(format!("{prefix}check-facts"));
     let sizes = sizes();
     for &files in &sizes {
         let dir = corpus(files);
@@ -142,8 +186,8 @@ fn check_with_facts(c: &mut Criterion) {
 
 /// The editor case: a warm process holds the loaded project; one file changes; re-read it and
 /// re-run the rules. The largest file (common.yaml) and a typical node file.
-fn recheck_one_file(c: &mut Criterion) {
-    let mut group = c.benchmark_group("recheck");
+fn recheck_one_file<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
+    let mut group = c.benchmark_group(format!("{prefix}recheck"));
     for files in sizes() {
         let dir = corpus(files);
         tune(&mut group, files);
@@ -171,8 +215,8 @@ fn recheck_one_file(c: &mut Criterion) {
 }
 
 /// Reading 1,000 fact sets (facter 4 JSON, ~10 kB each): a fixed cost of every run with facts.
-fn load_facts(c: &mut Criterion) {
-    let mut group = c.benchmark_group("facts-load");
+fn load_facts<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
+    let mut group = c.benchmark_group(format!("{prefix}facts-load"));
     let dir = corpus(sizes()[0]);
     tune(&mut group, 0);
     for n in [100, 1000] {
@@ -192,12 +236,24 @@ fn load_facts(c: &mut Criterion) {
 // (Throughput::Elements(keys)). tools/bench/peers.sh already measures Puppet's lookups/s on the
 // same keys.
 
-criterion_group!(
-    benches,
-    load_and_parse,
-    check_without_facts,
-    check_with_facts,
-    recheck_one_file,
-    load_facts
-);
-criterion_main!(benches);
+fn run_all<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
+    load_and_parse(c, prefix);
+    check_without_facts(c, prefix);
+    check_with_facts(c, prefix);
+    recheck_one_file(c, prefix);
+    load_facts(c, prefix);
+}
+
+fn main() {
+    if std::env::var_os("HIERALINT_BENCH_CPU").is_some_and(|v| !v.is_empty() && v != "0") {
+        let mut c = Criterion::default()
+            .with_measurement(CpuTime)
+            .configure_from_args();
+        run_all(&mut c, "cpu/");
+        c.final_summary();
+    } else {
+        let mut c = Criterion::default().configure_from_args();
+        run_all(&mut c, "");
+        c.final_summary();
+    }
+}
