@@ -76,7 +76,8 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
 }
 
 pub fn check(opts: &CheckOptions) -> CheckResult {
-    let (project, scan_errors) = scan::load_project(&opts.paths);
+    let (mut project, scan_errors) = scan::load_project(&opts.paths);
+    project.puppet = opts.puppet;
     let enabled: Vec<&'static dyn Rule> = rules::registry()
         .iter()
         .copied()

@@ -51,4 +51,17 @@ impl LoadedFile {
 #[derive(Debug, Default)]
 pub struct Project {
     pub files: Vec<LoadedFile>,
+    /// The Puppet major version modelled where 7 and 8 differ (reference §11): 7 or 8; 0 means
+    /// the default, 8. Set from `CheckOptions::puppet`.
+    pub puppet: u8,
+}
+
+impl Project {
+    /// The Puppet major version to model: 7 or 8 (the default).
+    pub fn puppet_major(&self) -> u8 {
+        match self.puppet {
+            7 => 7,
+            _ => 8,
+        }
+    }
 }
