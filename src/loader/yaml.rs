@@ -36,9 +36,13 @@ pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
 /// Loads the first YAML document of `file` as Puppet's `yaml_data` does (reference §6.1).
 pub fn load(file: &SourceFile) -> Document {
-    let mut loader = Loader::new(file.text());
-    loader.run();
-    let mut doc = loader.finish();
+    let mut doc = if bom_hides_marker(file) {
+        load_after_bom(file.text())
+    } else {
+        let mut loader = Loader::new(file.text());
+        loader.run();
+        loader.finish()
+    };
     if let Some(at) = file.invalid_utf8_at {
         let at = at.min(file.text().len());
         let lc = file.line_col(at);
@@ -53,6 +57,64 @@ pub fn load(file: &SourceFile) -> Document {
         });
     }
     sort_issues(&mut doc.issues);
+    doc
+}
+
+/// True when the file starts with a byte order mark followed by a line-1 marker that libyaml only
+/// recognises at column 1 (`---`, `...`, a `%` directive). libyaml skips the mark but counts it as
+/// a column, so Psych reads `---` as the start of a plain scalar: `\u{FEFF}---` followed by a
+/// mapping fails with `mapping values are not allowed in this context` (recorded:
+/// fixtures/conformance/yaml/file-shapes-and-errors `fbom`), `\u{FEFF}--- 42` is the String
+/// `"--- 42"`. A mark before anything else is harmless.
+pub fn bom_hides_marker(file: &SourceFile) -> bool {
+    let t = file.text().as_bytes();
+    let marker = |m: &[u8]| {
+        t.starts_with(m)
+            && t.get(m.len())
+                .is_none_or(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+    };
+    file.had_bom && (marker(b"---") || marker(b"...") || t.first() == Some(&b'%'))
+}
+
+/// Loads `text` as libyaml reads it after a byte order mark: everything on line 1 one column to
+/// the right. The mark is replaced by a space for the parser, and every span is moved back by
+/// that byte afterwards (the space itself maps to offset 0). Messages keep the parser's columns,
+/// which then count the mark as Psych's do.
+fn load_after_bom(text: &str) -> Document {
+    let shifted = format!(" {text}");
+    let mut loader = Loader::new(&shifted);
+    loader.run();
+    let mut doc = loader.finish();
+    let back = |s: Span| Span {
+        start: s.start.saturating_sub(1),
+        end: s.end.saturating_sub(1),
+    };
+    for c in &mut doc.comments {
+        c.span = back(c.span);
+    }
+    for i in &mut doc.issues {
+        i.span = back(i.span);
+        if let LoadIssueKind::DuplicateKey { first } = &mut i.kind {
+            *first = back(*first);
+        }
+    }
+    let mut stack: Vec<&mut Node> = doc.root.iter_mut().collect();
+    while let Some(node) = stack.pop() {
+        node.span = back(node.span);
+        if let Some(tag) = &mut node.tag {
+            tag.span = back(tag.span);
+        }
+        match &mut node.kind {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => stack.extend(items.iter_mut()),
+            NodeKind::Map(m) => {
+                for e in &mut m.entries {
+                    stack.push(&mut e.key);
+                    stack.push(&mut e.value);
+                }
+            }
+        }
+    }
     doc
 }
 
