@@ -34,6 +34,9 @@ pub const MAX_DEPTH: usize = 1_000;
 /// nodes so that every value keeps a span, and stops at this many copies.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
+/// Deepest nesting of flow collections (`[`, `{`) saphyr-parser reads: it counts them in a `u8`.
+pub const MAX_FLOW_DEPTH: usize = 255;
+
 /// Loads the first YAML document of `file` as Puppet's `yaml_data` does (reference §6.1).
 pub fn load(file: &SourceFile) -> Document {
     let mut doc = if bom_hides_marker(file) {
@@ -180,6 +183,9 @@ struct Props {
     psych_tag: Option<String>,
 }
 
+// One frame per open collection (at most MAX_DEPTH of them): the size difference between the
+// variants costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum FrameKind {
     Seq(Vec<Node>),
     Map {
@@ -328,6 +334,12 @@ impl<'a> Loader<'a> {
                 self.open(false, anchor_id, tag.as_deref(), start, end)
             }
             Event::SequenceEnd | Event::MappingEnd => {
+                // saphyr's end marker of a flow collection lies after the whitespace and comment
+                // that follow the closing bracket; its start is the bracket itself.
+                let end = match self.text.as_bytes().get(start) {
+                    Some(b']' | b'}') => start + 1,
+                    _ => end,
+                };
                 self.close(end);
                 true
             }
@@ -847,6 +859,21 @@ impl<'a> Loader<'a> {
     fn syntax_error(&mut self, e: &ScanError) {
         let m = e.marker();
         let at = self.offsets.byte(m.index());
+        // saphyr counts flow nesting in a u8 and gives up past 255 levels; libyaml has no such
+        // limit and Psych loads the file (recorded: fixtures/recorded/yaml-limit-exceeded, 1,100
+        // nested flow sequences). That is hieralint's limit, not a syntax error.
+        if e.info() == "recursion limit exceeded" {
+            let end = (at + 1).min(self.text.len());
+            self.stop_with(
+                LoadIssueKind::Limit,
+                Span::new(at, end),
+                format!(
+                    "flow collections are nested deeper than {MAX_FLOW_DEPTH} levels; hieralint \
+                     stops loading here"
+                ),
+            );
+            return;
+        }
         let message = format!("{} at line {} column {}", e.info(), m.line(), m.col() + 1);
         self.stop_with(LoadIssueKind::Syntax, Span::empty(at), message);
     }
