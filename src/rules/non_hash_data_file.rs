@@ -146,3 +146,56 @@ fn describe(root: &Node) -> String {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::loader::Document;
+    use crate::project::Layer;
+    use crate::span::{SourceFile, Span};
+    use crate::value::ScalarStyle;
+
+    /// A JSON document as the JSON loader will hand it over (the loader is not built yet, so
+    /// the tree is made by hand): the notes quote Puppet's recorded json_data messages
+    /// (conformance/json/values-and-file-errors `jarray`, `jnull`).
+    fn json(root: Node, text: &str) -> Vec<crate::diag::Diagnostic> {
+        let source = Arc::new(SourceFile::new("data/common.json", text));
+        let mut doc = Document::empty(Format::Json);
+        doc.root = Some(root);
+        let file = LoadedFile {
+            source,
+            doc,
+            role: FileRole::Data,
+            layer: Layer::Environment,
+            env_root: None,
+        };
+        let mut sink = Sink::default();
+        NonHashDataFile.check_data_file(&Project::default(), &file, &mut sink);
+        sink.diagnostics
+    }
+
+    #[test]
+    fn json_top_level_array_and_null() {
+        let item = Node::scalar(Span::new(1, 2), Value::Integer(1), ScalarStyle::Json, "1");
+        let mut list = Node::scalar(Span::new(0, 3), Value::Undef, ScalarStyle::Json, "");
+        list.kind = NodeKind::Seq(vec![item]);
+        let d = json(list, "[1]\n");
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].primary.span, Span::new(0, 3));
+        assert_eq!(
+            d[0].message,
+            "top level of this JSON data file is an Array, not an object"
+        );
+        assert!(d[0].notes[0].ends_with("expects a Hash value, got Tuple`"));
+
+        let null = Node::scalar(Span::new(0, 4), Value::Undef, ScalarStyle::Json, "null");
+        let d = json(null, "null\n");
+        assert!(d[0].notes[0].ends_with("got Undef`"), "{}", d[0].notes[0]);
+
+        let mut map = Node::scalar(Span::new(0, 2), Value::Undef, ScalarStyle::Json, "");
+        map.kind = NodeKind::Map(Default::default());
+        assert!(json(map, "{}\n").is_empty());
+    }
+}
