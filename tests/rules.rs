@@ -68,4 +68,6 @@ rule_tests! {
     forbidden_yaml_tag => "forbidden-yaml-tag",
     multiple_yaml_documents => "multiple-yaml-documents",
     yaml_limit_exceeded => "yaml-limit-exceeded",
+    invalid_hiera_config => "invalid-hiera-config",
+    interpolation_method_in_hiera_config => "interpolation-method-in-hiera-config",
 }

@@ -8,6 +8,8 @@
 
 pub mod duplicate_key;
 pub mod forbidden_yaml_tag;
+pub mod interpolation_method_in_hiera_config;
+pub mod invalid_hiera_config;
 pub mod malformed_eyaml;
 pub mod multiple_yaml_documents;
 pub mod non_hash_data_file;
@@ -138,6 +140,8 @@ static REGISTRY: &[&dyn Rule] = &[
     &forbidden_yaml_tag::ForbiddenYamlTag,
     &multiple_yaml_documents::MultipleYamlDocuments,
     &yaml_limit_exceeded::YamlLimitExceeded,
+    &invalid_hiera_config::InvalidHieraConfig,
+    &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
 ];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,

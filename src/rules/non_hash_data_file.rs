@@ -164,13 +164,7 @@ mod tests {
         let source = Arc::new(SourceFile::new("data/common.json", text));
         let mut doc = Document::empty(Format::Json);
         doc.root = Some(root);
-        let file = LoadedFile {
-            source,
-            doc,
-            role: FileRole::Data,
-            layer: Layer::Environment,
-            env_root: None,
-        };
+        let file = LoadedFile::new(source, doc, FileRole::Data, Layer::Environment, None);
         let mut sink = Sink::default();
         NonHashDataFile.check_data_file(&Project::default(), &file, &mut sink);
         sink.diagnostics

@@ -77,13 +77,8 @@ mod tests {
 
     fn run(text: &str) -> Sink {
         let source = Arc::new(SourceFile::new("t.yaml", text));
-        let file = LoadedFile {
-            doc: yaml::load(&source),
-            source,
-            role: FileRole::Data,
-            layer: Layer::Environment,
-            env_root: None,
-        };
+        let doc = yaml::load(&source);
+        let file = LoadedFile::new(source, doc, FileRole::Data, Layer::Environment, None);
         let mut sink = Sink::default();
         super::UnquotedInterpolation.check_data_file(&Project::default(), &file, &mut sink);
         sink

@@ -35,6 +35,12 @@ fn check(file: &LoadedFile, sink: &mut Sink) {
     for issue in &file.doc.issues {
         match issue.kind {
             LoadIssueKind::Syntax => sink.report(syntax(file, issue, hiera_config)),
+            // libyaml's reader stops at the same byte (a Syntax issue with Psych's wording):
+            // report it once.
+            LoadIssueKind::Encoding
+                if file.doc.issues.iter().any(|i| {
+                    i.kind == LoadIssueKind::Syntax && i.span.start == issue.span.start
+                }) => {}
             LoadIssueKind::Encoding => sink.report(
                 Diagnostic::new(&META, &file.source, issue.span, issue.message.clone())
                     .primary_message("not UTF-8")
@@ -135,6 +141,11 @@ fn syntax(file: &LoadedFile, issue: &LoadIssue, hiera_config: bool) -> Diagnosti
     }
     let mut d = Diagnostic::new(&META, src, span, parser_message(&issue.message).to_string())
         .note(consequence(hiera_config));
+    if src.invalid_utf8_at == Some(span.start as usize) {
+        d = d
+            .primary_message("not UTF-8")
+            .note("Puppet reads data files as UTF-8: save the file as UTF-8");
+    }
     for n in notes {
         d = d.note(n);
     }
