@@ -225,6 +225,7 @@ fn file_shapes_fire_the_rule_for_what_puppet_does() {
         "yaml11-implicit-type",
         "forbidden-yaml-tag",
         "multiple-yaml-documents",
+        "ruby-symbol-value",
     ];
     let mut fired: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
     for rule in rules {
@@ -257,11 +258,10 @@ fn file_shapes_fire_the_rule_for_what_puppet_does() {
         ("fomap", &[]),
         ("fquoteddate", &[]),
         ("frubyobj", &["forbidden-yaml-tag"]),
-        // Symbols load; Puppet's value check rejects them when looked up
-        ("frubysym", &[]),
+        ("frubysym", &["ruby-symbol-value"]),
         ("fscalar", &["non-hash-data-file"]),
         ("fset", &["forbidden-yaml-tag"]),
-        ("fsymval", &[]),
+        ("fsymval", &["ruby-symbol-value"]),
         ("fsyntax", &["yaml-syntax-error"]),
         ("ftab", &["yaml-syntax-error"]),
         ("ftilde", &[]),
@@ -282,6 +282,8 @@ fn file_shapes_fire_the_rule_for_what_puppet_does() {
             .iter()
             .any(|r| ["yaml-syntax-error", "unquoted-date", "forbidden-yaml-tag"].contains(r));
         assert_eq!(fatal, fatal_rule, "{module}: {answer}");
+        let symbol = error.contains("Runtime[ruby, 'Symbol']");
+        assert_eq!(symbol, got.contains(&"ruby-symbol-value"), "{module}");
         let non_hash = error.contains("file does not contain a valid yaml hash");
         assert_eq!(non_hash, got.contains(&"non-hash-data-file"), "{module}");
     }

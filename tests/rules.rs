@@ -68,6 +68,7 @@ rule_tests! {
     forbidden_yaml_tag => "forbidden-yaml-tag",
     multiple_yaml_documents => "multiple-yaml-documents",
     yaml_limit_exceeded => "yaml-limit-exceeded",
+    ruby_symbol_value => "ruby-symbol-value",
     invalid_hiera_config => "invalid-hiera-config",
     interpolation_method_in_hiera_config => "interpolation-method-in-hiera-config",
 }

@@ -13,6 +13,7 @@ pub mod invalid_hiera_config;
 pub mod malformed_eyaml;
 pub mod multiple_yaml_documents;
 pub mod non_hash_data_file;
+pub mod ruby_symbol_value;
 pub mod tree;
 pub mod unquoted_date;
 pub mod unquoted_interpolation;
@@ -140,6 +141,7 @@ static REGISTRY: &[&dyn Rule] = &[
     &forbidden_yaml_tag::ForbiddenYamlTag,
     &multiple_yaml_documents::MultipleYamlDocuments,
     &yaml_limit_exceeded::YamlLimitExceeded,
+    &ruby_symbol_value::RubySymbolValue,
     &invalid_hiera_config::InvalidHieraConfig,
     &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
 ];
