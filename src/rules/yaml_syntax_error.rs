@@ -102,7 +102,9 @@ fn syntax(file: &LoadedFile, issue: &LoadIssue, hiera_config: bool) -> Diagnosti
         }
         // A tab in the indentation: Psych stops at the tab, saphyr after it. Point at the tab.
         let line_start = src.line_start(src.line_index(span.start as usize));
-        let indent = &text[line_start..(span.start as usize).max(line_start)];
+        let indent = text
+            .get(line_start..(span.start as usize).max(line_start))
+            .unwrap_or("");
         if let Some(tab) = indent.find('\t').filter(|_| indent.trim().is_empty()) {
             span = Span::new(line_start + tab, line_start + tab + 1);
         }
