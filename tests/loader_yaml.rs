@@ -378,3 +378,20 @@ fn deep_flow_nesting_is_a_limit_not_a_syntax_error() {
     let ok = format!("k: {}{}\n", "[".repeat(255), "]".repeat(255));
     assert!(load(&ok).1.issues.is_empty());
 }
+
+/// The duplicate-key message names the first key's line and character column.
+#[test]
+fn duplicate_key_message_names_the_first_key() {
+    let (_, doc) = load("a: 1\n  # é\nzé: 2\nb: {zé: 3}\nzé: 4\n");
+    let d: Vec<&LoadIssue> = doc
+        .issues
+        .iter()
+        .filter(|i| matches!(i.kind, LoadIssueKind::DuplicateKey { .. }))
+        .collect();
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0].message.contains("first defined at line 3 column 1"),
+        "{}",
+        d[0].message
+    );
+}

@@ -257,6 +257,9 @@ struct Loader<'a> {
     /// saphyr failed on a token after a complete flow root before reporting the root (its
     /// scanner looks ahead); the document is re-read up to here.
     truncate_at: Option<usize>,
+    /// Byte offsets of line starts, built on the first duplicate key (whose message names the
+    /// first key's line): one index instead of a scan of the text per duplicate.
+    line_starts: Option<Vec<usize>>,
 }
 
 impl<'a> Loader<'a> {
@@ -279,6 +282,7 @@ impl<'a> Loader<'a> {
             prev_plain: None,
             reader_error: false,
             truncate_at: None,
+            line_starts: None,
         }
     }
 
@@ -953,7 +957,7 @@ impl<'a> Loader<'a> {
             });
         }
         if let Some(first) = duplicate {
-            let lc = line_col(self.text, first.start as usize);
+            let lc = self.indexed_line_col(first.start as usize);
             self.issues.push(LoadIssue {
                 kind: LoadIssueKind::DuplicateKey { first },
                 span: key_span,
@@ -972,6 +976,20 @@ impl<'a> Loader<'a> {
     //
     // Each check reproduces one libyaml 0.2.5 rule (the C source Psych 4.0.3 bundles) with the
     // message Psych gives for it; `fixtures/yaml/malformed/` holds a recorded case for each.
+
+    /// 1-based line and character column of a byte offset, through the cached line index.
+    fn indexed_line_col(&mut self, byte: usize) -> (usize, usize) {
+        let text = self.text;
+        let starts = self.line_starts.get_or_insert_with(|| {
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let byte = crate::span::floor_char_boundary(text, byte);
+        let line = starts.partition_point(|&s| s <= byte);
+        let start = starts[line - 1];
+        (line, text[start..byte].chars().count() + 1)
+    }
 
     /// 0-based character column of a byte offset.
     fn col(&self, byte: usize) -> usize {

@@ -4,7 +4,6 @@ use crate::diag::Diagnostic;
 use crate::loader::LoadIssueKind;
 use crate::project::{LoadedFile, Project};
 use crate::rules::{tree, Rule, RuleMeta, Sink};
-use crate::span::Span;
 use crate::value::{Node, Value};
 
 crate::declare_rule!(pub static META = {
@@ -45,7 +44,7 @@ fn check(file: &LoadedFile, sink: &mut Sink) {
         };
         let written = src.slice(issue.span);
         let first_written = src.slice(first);
-        let key_node = key_at(&keys, issue.span);
+        let key_node = tree::find_at(&keys, issue.span).map(|k| k.node);
         let loaded = key_node.map(Node::to_value);
         let name = match &loaded {
             Some(Value::String(s)) => s.to_string(),
@@ -70,8 +69,4 @@ fn check(file: &LoadedFile, sink: &mut Sink) {
         }
         sink.report(d);
     }
-}
-
-fn key_at<'a>(keys: &[tree::ScalarAt<'a>], span: Span) -> Option<&'a Node> {
-    keys.iter().find(|k| k.node.span == span).map(|k| k.node)
 }

@@ -45,9 +45,7 @@ fn check(file: &LoadedFile, sink: &mut Sink) {
             .strip_prefix("Tried to load unspecified class: ")
             .unwrap_or(&issue.message);
         // A tagged scalar's issue spans its value: point at its tag instead.
-        let span = scalars
-            .iter()
-            .find(|s| s.node.span == issue.span)
+        let span = tree::find_at(&scalars, issue.span)
             .and_then(|s| s.node.tag.as_ref())
             .map_or(issue.span, |t| t.span);
         let written = src.slice(span);

@@ -53,6 +53,13 @@ pub fn scalars(root: &Node) -> Vec<ScalarAt<'_>> {
     out
 }
 
+/// The scalar whose span is exactly `span`, in the output of [`scalars`] (sorted by span).
+pub fn find_at<'s, 'a>(scalars: &'s [ScalarAt<'a>], span: Span) -> Option<&'s ScalarAt<'a>> {
+    let i =
+        scalars.partition_point(|s| (s.node.span.start, s.node.span.end) < (span.start, span.end));
+    scalars.get(i).filter(|s| s.node.span == span)
+}
+
 /// The source text of a single-line scalar, when it is exactly its value (a plain scalar on one
 /// line: what it says is what it means). `None` when quoting it could change the value.
 pub fn single_line_plain<'a>(file: &'a SourceFile, at: &ScalarAt<'_>) -> Option<&'a str> {

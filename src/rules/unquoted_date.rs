@@ -46,7 +46,7 @@ fn check(file: &LoadedFile, sink: &mut Sink) {
             .next()
             .filter(|c| matches!(*c, "Date" | "Time" | "DateTime"))
             .unwrap_or("Date");
-        let at = scalars.iter().find(|s| s.node.span == issue.span);
+        let at = tree::find_at(&scalars, issue.span);
         let written = src.slice(issue.span);
         let mut d = Diagnostic::new(
             &META,
