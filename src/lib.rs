@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod engine;
+pub mod interp;
 pub mod loader;
 pub mod project;
 pub mod render;
