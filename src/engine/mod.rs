@@ -1,2 +1,7 @@
 //! The lookup engine, exact to Puppet: layers, hierarchies, backends, lookup_options, merges,
-//! interpolation, dotted keys and explain. TODO(#3): being built.
+//! interpolation, dotted keys and explain.
+
+pub mod error;
+pub mod merge;
+pub mod ruby;
+pub mod types;
