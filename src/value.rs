@@ -411,7 +411,9 @@ pub fn ruby_float_to_s(f: f64) -> String {
         };
     }
     let abs = f.abs();
-    if abs != 0.0 && !(1e-4..1e16).contains(&abs) {
+    // Ruby prints fixed notation only for 1e-4 <= |f| < 1e15 (recorded: `1e15.to_s` is
+    // "1.0e+15", `123456789012345.0.to_s` is "123456789012345.0", `1e-5.to_s` is "1.0e-05").
+    if abs != 0.0 && !(1e-4..1e15).contains(&abs) {
         // Ruby: 1.0e+20, 1.5e-05
         let s = format!("{:e}", f);
         let (mant, exp) = s.split_once('e').unwrap();
@@ -432,9 +434,8 @@ pub fn ruby_float_to_s(f: f64) -> String {
     }
 }
 
-/// Ruby's `String#inspect` for a UTF-8 string: named escapes for the usual controls, `\uXXXX` for
-/// other non-printable characters, and `#` escaped where it would start an interpolation
-/// (`#{`, `#$`, `#@`).
+/// Ruby 3.1's `String#inspect` for a UTF-8 string (recorded: `"\x01\x7f\f#{a}"` prints as
+/// `"\u0001\u007F\f\#{a}"`). Non-ASCII characters other than U+2028/U+2029 print as themselves.
 fn write_ruby_string_inspect(s: &str, out: &mut String) {
     use std::fmt::Write;
     out.push('"');
@@ -446,13 +447,14 @@ fn write_ruby_string_inspect(s: &str, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{b}' => out.push_str("\\v"),
             '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{1b}' => out.push_str("\\e"),
+            // `#` is escaped where it would start an interpolation.
             '#' if matches!(chars.peek(), Some('{' | '$' | '@')) => out.push_str("\\#"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f || matches!(c, '\u{2028}' | '\u{2029}') => {
+            c if (c as u32) < 0x20 || c as u32 == 0x7f || c == '\u{2028}' || c == '\u{2029}' => {
                 write!(out, "\\u{:04X}", c as u32).unwrap()
             }
             c => out.push(c),
@@ -595,5 +597,15 @@ mod tests {
         assert_eq!(ruby_float_to_s(1e20), "1.0e+20");
         assert_eq!(ruby_float_to_s(1.5e-5), "1.5e-05");
         assert_eq!(ruby_float_to_s(f64::INFINITY), "Infinity");
+        assert_eq!(ruby_float_to_s(1e15), "1.0e+15");
+        assert_eq!(ruby_float_to_s(123456789012345.0), "123456789012345.0");
+        assert_eq!(ruby_float_to_s(1e-4), "0.0001");
+        assert_eq!(ruby_float_to_s(1e-5), "1.0e-05");
+        // Recorded with `ruby -e 'p "\x01\x7f\f\v\b\a\e#\#{a}\#$b\#@c#x\u2028é"'`.
+        assert_eq!(
+            Value::string("\u{1}\u{7f}\u{c}\u{b}\u{8}\u{7}\u{1b}##{a}#$b#@c#x\u{2028}é")
+                .ruby_inspect(),
+            r#""\u0001\u007F\f\v\b\a\e#\#{a}\#$b\#@c#x\u2028é""#
+        );
     }
 }

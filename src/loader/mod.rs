@@ -74,6 +74,10 @@ pub enum LoadIssueKind {
     /// `!ruby/encoding` object, `!!binary` bytes that are not UTF-8): the loaded value is an
     /// approximation, the message says which. Not fatal: Puppet loads the file.
     Unmodelled,
+    /// Something hieralint cannot reproduce exactly (a Ruby Bignum, a HOCON construct the `hocon`
+    /// crate reads differently from ruby-hocon): the value is hieralint's best approximation and
+    /// the issue says how Puppet's differs. Informational; not fatal.
+    Unsupported,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,8 +148,9 @@ impl Document {
             (None, Format::Yaml) => PuppetData::Value(Value::Bool(false)),
             // HOCON: an empty file is an empty hash (§6.3).
             (None, Format::Hocon) => PuppetData::Value(Value::hash(Default::default())),
-            // JSON: an empty file is a parse error, reported by the loader as a Syntax issue.
-            (None, Format::Json) => PuppetData::Error("unexpected token at ''".into()),
+            // JSON: an empty file is a parse error, reported by the loader as a Syntax issue
+            // (Ruby json 2.6.1's message, recorded in fixtures/json/cases.json).
+            (None, Format::Json) => PuppetData::Error("859: unexpected token at ''".into()),
         }
     }
 }
