@@ -5,3 +5,5 @@ pub mod error;
 pub mod merge;
 pub mod ruby;
 pub mod types;
+pub mod explain;
+pub mod scope;
