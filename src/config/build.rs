@@ -279,9 +279,10 @@ pub(crate) fn v4_entry(node: &Node, index: usize) -> HierarchyEntry {
         },
     };
     let backend = ne_string_field(node, "backend");
-    let (function, extension) = match backend.as_ref().and_then(|b| {
-        v4_backend(&b.value).map(|(f, e)| (b, f, e))
-    }) {
+    let (function, extension) = match backend
+        .as_ref()
+        .and_then(|b| v4_backend(&b.value).map(|(f, e)| (b, f, e)))
+    {
         Some((b, f, e)) => (
             Some(Function {
                 kind: FunctionKind::DataHash,
@@ -468,8 +469,7 @@ pub(crate) fn without_filled(root: &Node, keys: &[&str]) -> Node {
         for k in keys {
             let falsy = field(root, k).is_some_and(|(_, v)| is_falsy(v));
             if falsy {
-                m.entries
-                    .retain(|e| Key::of(&e.key).as_str() != Some(*k));
+                m.entries.retain(|e| Key::of(&e.key).as_str() != Some(*k));
             }
         }
     }

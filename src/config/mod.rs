@@ -30,7 +30,6 @@ use crate::value::{Node, NodeKind, Value};
 pub use error::{ConfigError, ConfigErrorKind, When};
 pub use model::*;
 
-
 /// Reads a hiera.yaml of the given layer: the model (when Puppet gets that far) and every problem
 /// Puppet would report, each with Puppet's text and our span.
 ///
@@ -216,7 +215,10 @@ impl<'a> Cx<'a> {
             Ok(4) => Some((ConfigVersion::V4, fs)),
             Ok(3) => Some((ConfigVersion::V3, fs)),
             Ok(n) => {
-                let shown = vn.as_scalar().map(|s| s.text.to_string()).unwrap_or_default();
+                let shown = vn
+                    .as_scalar()
+                    .map(|s| s.text.to_string())
+                    .unwrap_or_default();
                 let message = if matches!(value, Value::Integer(_)) {
                     format!("hiera.yaml version {n} is not supported (use version 5)")
                 } else {

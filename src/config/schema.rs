@@ -243,10 +243,7 @@ impl Ty {
             }
             Ty::Variant(ts) => format!(
                 "Variant[{}]",
-                ts.iter()
-                    .map(Ty::to_puppet)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                ts.iter().map(Ty::to_puppet).collect::<Vec<_>>().join(", ")
             ),
             Ty::Data => "Data".into(),
             Ty::ScalarData => "ScalarData".into(),
@@ -646,9 +643,9 @@ fn matches_depth(ty: &Ty, node: &Node, depth: usize) -> bool {
         },
         Ty::Hash(k, v) => {
             node.as_map().is_some()
-                && effective_entries(node).iter().all(|(key, _, val)| {
-                    key_matches(k, key) && matches_depth(v, val, depth + 1)
-                })
+                && effective_entries(node)
+                    .iter()
+                    .all(|(key, _, val)| key_matches(k, key) && matches_depth(v, val, depth + 1))
         }
         Ty::Struct(elems) => {
             if node.as_map().is_none() {
@@ -656,7 +653,10 @@ fn matches_depth(ty: &Ty, node: &Node, depth: usize) -> bool {
             }
             let entries = effective_entries(node);
             elems.iter().all(|e| {
-                match entries.iter().find(|(k, _, _)| k.as_str() == Some(e.name.as_str())) {
+                match entries
+                    .iter()
+                    .find(|(k, _, _)| k.as_str() == Some(e.name.as_str()))
+                {
                     Some((_, _, v)) => matches_depth(&e.ty, v, depth + 1),
                     None => !e.required,
                 }
@@ -735,7 +735,10 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                 let entries = effective_entries(node);
                 let mut out = Vec::new();
                 for e in elems {
-                    match entries.iter().find(|(k, _, _)| k.as_str() == Some(e.name.as_str())) {
+                    match entries
+                        .iter()
+                        .find(|(k, _, _)| k.as_str() == Some(e.name.as_str()))
+                    {
                         None if e.required => out.push(Mismatch {
                             path: path.to_vec(),
                             kind: MismatchKind::MissingKey(e.name.clone()),
@@ -929,7 +932,9 @@ fn describe_variant(
         }
     }
     if uniq.len() == 1 {
-        let mut only = uniq.pop().unwrap_or_else(|| type_mismatch(path, original, node));
+        let mut only = uniq
+            .pop()
+            .unwrap_or_else(|| type_mismatch(path, original, node));
         if only.path.len() > path.len() {
             only.path.remove(path.len());
         }

@@ -144,12 +144,10 @@ fn known_keys<'t>(root: &'t Ty, path: &[PathElem]) -> Vec<&'t str> {
     let mut t: &'t Ty = root;
     for p in path {
         t = match (p, t) {
-            (PathElem::Entry(k), Ty::Struct(elems)) => {
-                match elems.iter().find(|e| e.name == *k) {
-                    Some(e) => &e.ty,
-                    None => return Vec::new(),
-                }
-            }
+            (PathElem::Entry(k), Ty::Struct(elems)) => match elems.iter().find(|e| e.name == *k) {
+                Some(e) => &e.ty,
+                None => return Vec::new(),
+            },
             (PathElem::Index(_), Ty::Array(e, ..)) => e,
             _ => return Vec::new(),
         };
@@ -223,10 +221,7 @@ fn human_mismatch(m: &Mismatch, root: &Ty) -> (String, Option<String>) {
             } else {
                 "elements"
             };
-            (
-                format!("{in_} must have {want} {what}, not {actual}"),
-                None,
-            )
+            (format!("{in_} must have {want} {what}, not {actual}"), None)
         }
         MismatchKind::Pattern { expected, actual } => {
             if m.on_key {
@@ -254,12 +249,13 @@ fn human_mismatch(m: &Mismatch, root: &Ty) -> (String, Option<String>) {
             }
         }
         MismatchKind::Type { expected, actual } => {
-            let want = expected.iter().map(human_ty).collect::<Vec<_>>().join(" or ");
+            let want = expected
+                .iter()
+                .map(human_ty)
+                .collect::<Vec<_>>()
+                .join(" or ");
             if m.on_key {
-                return (
-                    format!("invalid key in {in_}: keys must be {want}"),
-                    None,
-                );
+                return (format!("invalid key in {in_}: keys must be {want}"), None);
             }
             let help = matches!(actual, schema::Actual::Runtime)
                 .then(|| "quote it: a plain `:name` is a Ruby symbol in YAML".to_string());
@@ -350,7 +346,12 @@ pub(super) fn v5(cx: &mut Cx, root: &Node) -> HieraConfig {
 
     // Provider creation: `hierarchy`, and `default_hierarchy` in a module.
     let mut seen_token_spans: Vec<Span> = Vec::new();
-    providers_v5(cx, &config.hierarchy, &config.defaults, &mut seen_token_spans);
+    providers_v5(
+        cx,
+        &config.hierarchy,
+        &config.defaults,
+        &mut seen_token_spans,
+    );
     if let (Some((_, entries)), Layer::Module(_)) = (&config.default_hierarchy, cx.layer) {
         providers_v5(cx, entries, &config.defaults, &mut seen_token_spans);
     }
@@ -373,7 +374,11 @@ fn validate_defaults(cx: &mut Cx, d: &Defaults) {
             kind: K::MultipleFunctionsInDefaults,
             span: fks[1].span.key,
             puppet,
-            message: format!("`defaults` names {} functions: {}", fks.len(), names.join(", ")),
+            message: format!(
+                "`defaults` names {} functions: {}",
+                fks.len(),
+                names.join(", ")
+            ),
             severity: Severity::Error,
             when: When::AtValidation,
         });
@@ -494,7 +499,11 @@ fn validate_entry(cx: &mut Cx, e: &HierarchyEntry, defaults: &Defaults) {
                 kind: K::MultipleFunctions,
                 span: e.functions[1].span.key,
                 puppet,
-                message: format!("{} names {n} functions: {}", level_label(e), names.join(", ")),
+                message: format!(
+                    "{} names {n} functions: {}",
+                    level_label(e),
+                    names.join(", ")
+                ),
                 severity: Severity::Error,
                 when: When::AtValidation,
             });
@@ -570,7 +579,8 @@ fn validate_entry(cx: &mut Cx, e: &HierarchyEntry, defaults: &Defaults) {
             severity: Severity::Error,
             when: When::AtValidation,
         });
-        err.related.push((s0.key, format!("`{}` defined here", k0.key())));
+        err.related
+            .push((s0.key, format!("`{}` defined here", k0.key())));
         err.help = Some("a level reads one kind of location; split it into two levels".into());
     }
 
@@ -582,7 +592,12 @@ fn validate_entry(cx: &mut Cx, e: &HierarchyEntry, defaults: &Defaults) {
 /// Checks made while creating the data providers of one hierarchy list (§1.4, second table):
 /// duplicate names, method syntax and syntax errors in interpolated strings, and the argument
 /// errors the built-in functions raise when called.
-fn providers_v5(cx: &mut Cx, entries: &[HierarchyEntry], defaults: &Defaults, seen: &mut Vec<Span>) {
+fn providers_v5(
+    cx: &mut Cx,
+    entries: &[HierarchyEntry],
+    defaults: &Defaults,
+    seen: &mut Vec<Span>,
+) {
     let mut names: Vec<(&str, Span)> = Vec::new();
     for e in entries {
         let name = e.name.value.as_str();
@@ -811,7 +826,10 @@ fn function_arguments(cx: &mut Cx, e: &HierarchyEntry, d: &Defaults) {
                         level_label(e)
                     )
                 } else {
-                    format!("`{fname}` accepts no options, but {} gives some", level_label(e))
+                    format!(
+                        "`{fname}` accepts no options, but {} gives some",
+                        level_label(e)
+                    )
                 };
                 let span = if inherited { level_span(e) } else { o.span.key };
                 let err = cx.report(Report {
@@ -823,7 +841,8 @@ fn function_arguments(cx: &mut Cx, e: &HierarchyEntry, d: &Defaults) {
                     when: When::AtLookup,
                 });
                 if inherited {
-                    err.related.push((o.span.key, "options defined here".into()));
+                    err.related
+                        .push((o.span.key, "options defined here".into()));
                 }
                 err.help = Some(
                     "Puppet calls the function with the options and the path; any extra option makes every lookup through this level fail"
@@ -862,7 +881,9 @@ fn function_arguments(cx: &mut Cx, e: &HierarchyEntry, d: &Defaults) {
 
 /// Builds and checks a v4 config (`HieraConfigV4`; §1.6).
 pub(super) fn v4(cx: &mut Cx, root: &Node) -> HieraConfig {
-    let vspan = field(root, "version").map(|(_, v)| v.span).unwrap_or(root.span);
+    let vspan = field(root, "version")
+        .map(|(_, v)| v.span)
+        .unwrap_or(root.span);
     cx.deprecated(4, vspan);
     let asserted = build::without_filled(root, &["datadir", "hierarchy"]);
     cx.assert_struct(&schema::v4_config(), &asserted);
@@ -1017,7 +1038,10 @@ pub(super) fn v3(cx: &mut Cx, root: &Node) -> HieraConfig {
                 span: b.span,
                 puppet: "undefined method `string' for #<Puppet::Pops::Types::TypeCalculator>"
                     .into(),
-                message: format!("backend names must be non-empty strings, not {}", super::describe_node(b)),
+                message: format!(
+                    "backend names must be non-empty strings, not {}",
+                    super::describe_node(b)
+                ),
                 severity: Severity::Error,
                 when: When::AtValidation,
             })
@@ -1028,7 +1052,13 @@ pub(super) fn v3(cx: &mut Cx, root: &Node) -> HieraConfig {
         let names: Vec<&str> = v3.backends.iter().map(|b| b.value.as_str()).collect();
         let asserted = build::without_filled(
             root,
-            &["version", "backends", "hierarchy", "merge_behavior", "deep_merge_options"],
+            &[
+                "version",
+                "backends",
+                "hierarchy",
+                "merge_behavior",
+                "deep_merge_options",
+            ],
         );
         cx.assert_struct(&schema::v3_config(&names), &asserted);
     }

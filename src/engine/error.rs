@@ -93,6 +93,10 @@ pub struct LookupError {
     pub path: Option<PathBuf>,
     /// The span in that file, when known.
     pub source: Option<(Arc<SourceFile>, Span)>,
+    /// Raised through an `Issues` entry (`HieraConfig#fail`, interpolation failures). Errors
+    /// without one are wrapped as `Lookup of key '<k>' failed: ...` when they leave the global
+    /// layer (`LookupAdapter#lookup_global`).
+    pub issue_code: bool,
 }
 
 impl LookupError {
@@ -102,6 +106,7 @@ impl LookupError {
             kind,
             path: None,
             source: None,
+            issue_code: false,
         }
     }
 
@@ -133,6 +138,7 @@ impl LookupError {
     pub fn through_check(mut self) -> LookupError {
         if self.kind.is_puppet_error() && !self.kind.is_lookup_error() {
             self.kind = ErrorKind::Lookup;
+            self.issue_code = false;
         }
         self
     }

@@ -41,11 +41,22 @@ impl Event {
 pub enum NodeKind {
     Root,
     /// `Searching for "<key>"` (`:data` and `:meta` qualifiers).
-    Top { key: String, meta: bool },
-    InvalidKey { key: String },
-    MergeSource { source: String },
-    Module { name: String },
-    Interpolate { expression: String },
+    Top {
+        key: String,
+        meta: bool,
+    },
+    InvalidKey {
+        key: String,
+    },
+    MergeSource {
+        source: String,
+    },
+    Module {
+        name: String,
+    },
+    Interpolate {
+        expression: String,
+    },
     Merge {
         strategy: &'static str,
         options: Option<Hash>,
@@ -62,9 +73,13 @@ pub enum NodeKind {
         location: String,
         original: String,
     },
-    SubLookup { segments: Vec<Segment> },
+    SubLookup {
+        segments: Vec<Segment>,
+    },
     Segment,
-    Scope { name: String },
+    Scope {
+        name: String,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -80,7 +80,10 @@ impl Trusted {
         );
         h.insert(Value::string("hostname"), hostname);
         h.insert(Value::string("domain"), domain);
-        h.insert(Value::string("external"), Value::hash(self.external.clone()));
+        h.insert(
+            Value::string("external"),
+            Value::hash(self.external.clone()),
+        );
         Value::hash(h)
     }
 }
@@ -230,9 +233,7 @@ impl Scope {
 fn is_builtin(name: &str) -> bool {
     matches!(name, "module_name" | "caller_module_name")
         || name == "0"
-        || (!name.is_empty()
-            && !name.starts_with('0')
-            && name.bytes().all(|b| b.is_ascii_digit()))
+        || (!name.is_empty() && !name.starts_with('0') && name.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -269,7 +270,10 @@ mod tests {
         let VarLookup::Found(f) = s.lookup("facts") else {
             panic!()
         };
-        assert_eq!(f.ruby_inspect(), r#"{"role"=>"web", "nil_hash"=>{"inner"=>""}}"#);
+        assert_eq!(
+            f.ruby_inspect(),
+            r#"{"role"=>"web", "nil_hash"=>{"inner"=>""}}"#
+        );
         assert_eq!(s.lookup("module_name"), VarLookup::BuiltIn);
         assert_eq!(s.lookup("0"), VarLookup::BuiltIn);
         assert_eq!(

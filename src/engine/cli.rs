@@ -1,0 +1,1 @@
+//! `hieralint lookup`: the `puppet lookup` equivalent. Being built.
