@@ -79,7 +79,11 @@ impl DataFile {
                 span: issue.span,
             }),
             None => match (&doc.root, format) {
-                (Some(n), Format::Yaml) => Ok(symkeys_to_string(&n.to_value())),
+                // A document that is only `~` or `---` is nil for Psych, `false` for yaml_data.
+                (Some(n), Format::Yaml) => Ok(match n.to_value() {
+                    Value::Undef => Value::Bool(false),
+                    v => symkeys_to_string(&v),
+                }),
                 (Some(n), _) => Ok(n.to_value()),
                 // Psych gives nil for an empty stream; yaml_data makes it `false`.
                 (None, Format::Yaml) => Ok(Value::Bool(false)),

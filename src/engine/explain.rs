@@ -230,6 +230,24 @@ impl Explainer {
         self.pop();
     }
 
+    /// Shows `new` wherever nodes created at or after `from` hold the very object `old` (Ruby
+    /// explain nodes keep references, so a value mutated later is printed mutated).
+    pub fn replace_object(&mut self, from: usize, old: &Value, new: &Value) {
+        for n in self.nodes.iter_mut().skip(from) {
+            if n.value.as_ref().is_some_and(|v| same_object(v, old)) {
+                n.value = Some(new.clone());
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
     pub fn accept_text(&mut self, text: impl Into<String>) {
         self.nodes[self.current].texts.push(text.into());
     }
@@ -541,6 +559,15 @@ impl Explainer {
             _ => {}
         }
         J::Object(m)
+    }
+}
+
+/// The same Ruby object: the same shared container.
+pub fn same_object(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => std::sync::Arc::ptr_eq(x, y),
+        (Value::Hash(x), Value::Hash(y)) => std::sync::Arc::ptr_eq(x, y),
+        _ => false,
     }
 }
 

@@ -409,12 +409,21 @@ impl<'a> Cx<'a> {
                     options: ms.options_wo_strategy(),
                 },
                 || {
+                    let start = self.ex.borrow().as_ref().map(|e| e.len()).unwrap_or(0);
                     let mut memo: Option<Value> = None;
                     for v in variants {
                         if let Some(x) = f(v)? {
                             memo = Some(match memo {
                                 None => ms.convert_value(x),
-                                Some(m) => ms.merge(&m, &x)?,
+                                Some(m) if !self.explaining() => ms.merge(&m, &x)?,
+                                Some(m) => {
+                                    let (r, mutated) = ms.merge_tracking(&m, &x)?;
+                                    if let Some((was_e1, new)) = mutated {
+                                        let old = if was_e1 { &m } else { &x };
+                                        self.ex_do(|e| e.replace_object(start, old, &new));
+                                    }
+                                    r
+                                }
                             });
                         }
                     }
@@ -926,7 +935,7 @@ impl<'a> Cx<'a> {
                 // module/providers-without-hiera-yaml `metabogus`).
                 Err(LookupError::new(
                     ErrorKind::NoMethod,
-                    "undefined method `%' for #<Puppet::Error: Environment '%{env}', cannot find module_data_provider '%{provider}'>\n\n        raise Puppet::Error.new(_(\"Environment '%{env}', cannot find module_data_provider '%{provider}'\")) % { env: environment.name, provider: provider_name }\n                                                                                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+                    "undefined method `%' for #<Puppet::Error: Environment '%{env}', cannot find module_data_provider '%{provider}'>\n\n        raise Puppet::Error.new(_(\"Environment '%{env}', cannot find module_data_provider '%{provider}'\")) % { env: environment.name, provider: provider_name }\n                                                                                                           ^",
                 ))
             }
         }
@@ -997,7 +1006,29 @@ impl<'a> Cx<'a> {
         e
     }
 
+    /// Interpolation failures raised while a HieraConfig interpolates its own strings go
+    /// through `HieraConfig#fail` (the config's `fail` overrides Interpolation's), which adds
+    /// the file (recorded: locations/method-in-path).
+    fn config_issue(&self, cfg: &LayerConfig, e: LookupError) -> LookupError {
+        if e.issue_code && e.kind == ErrorKind::Lookup && e.path.is_none() {
+            let mut f = cfg.fail(&e.message, None);
+            f.source = e.source;
+            return f;
+        }
+        e
+    }
+
     fn create_entry_list(
+        &self,
+        p: &LayerProvider,
+        cfg: &Arc<LayerConfig>,
+        entries: &[EntrySpec],
+    ) -> R<Vec<Rc<EntryProvider>>> {
+        self.create_entry_list_inner(p, cfg, entries)
+            .map_err(|e| self.config_issue(cfg, e))
+    }
+
+    fn create_entry_list_inner(
         &self,
         p: &LayerProvider,
         cfg: &Arc<LayerConfig>,

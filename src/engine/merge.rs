@@ -344,6 +344,33 @@ impl MergeStrategy {
     /// `MergeStrategy#merge(e1, e2)`: type-checks both (`The first element of the merge`,
     /// `The second element of the merge`), then merges. `e1` has the higher priority.
     pub fn merge(&self, e1: &Value, e2: &Value) -> Result<Value, LookupError> {
+        self.merge_plain(e1, e2)
+    }
+
+    /// [`MergeStrategy::merge`], also returning what deep_merge did to its source argument:
+    /// `DeepMerge.deep_merge!` mutates the source (knockouts are deleted from its arrays), and
+    /// Puppet's explain output shows found values *after* that mutation (recorded:
+    /// merge/deep-knockout-prefix, the explained `arr`). `Some((was_e1, mutated))` when the
+    /// source changed (`was_e1` false for reverse_deep, whose source is `e2`).
+    pub fn merge_tracking(
+        &self,
+        e1: &Value,
+        e2: &Value,
+    ) -> Result<(Value, Option<(bool, Value)>), LookupError> {
+        match self.kind {
+            StrategyKind::Deep | StrategyKind::UnconstrainedDeep => {
+                let (r, src) = deep_merge_values(e1, e2, &self.deep)?;
+                Ok((r, (src != *e1).then_some((true, src))))
+            }
+            StrategyKind::ReverseDeep => {
+                let (r, src) = deep_merge_values(e2, e1, &self.deep)?;
+                Ok((r, (src != *e2).then_some((false, src))))
+            }
+            _ => self.merge_plain(e1, e2).map(|v| (v, None)),
+        }
+    }
+
+    fn merge_plain(&self, e1: &Value, e2: &Value) -> Result<Value, LookupError> {
         match self.kind {
             StrategyKind::First | StrategyKind::Default => Ok(e1.clone()),
             StrategyKind::Unique => {
@@ -379,9 +406,9 @@ impl MergeStrategy {
                 Ok(Value::hash(out))
             }
             StrategyKind::Deep | StrategyKind::UnconstrainedDeep => {
-                deep_merge_values(e1, e2, &self.deep)
+                deep_merge_values(e1, e2, &self.deep).map(|(r, _)| r)
             }
-            StrategyKind::ReverseDeep => deep_merge_values(e2, e1, &self.deep),
+            StrategyKind::ReverseDeep => deep_merge_values(e2, e1, &self.deep).map(|(r, _)| r),
         }
     }
 
@@ -555,7 +582,7 @@ impl Dm<'_> {
             return Ok(None);
         };
         if self.ko_re.is_none() {
-            let src = format!("^{}", kp.to_ruby_s());
+            let src = knockout_regex_source(&kp.to_ruby_s());
             self.ko_re = Some(ruby_regex(&src)?);
         }
         Ok(self.ko_re.clone())
@@ -744,6 +771,44 @@ impl Dm<'_> {
     }
 }
 
+/// The source of `%r{^#{knockout_prefix}}`. Onigmo accepts a quantifier right after `^` (it
+/// repeats the anchor) where Oniguruma refuses it; the equivalent regex is built instead:
+/// `^*X`/`^?X`/`^{0,n}X` match like an unanchored `X`, `^+X`/`^{n,m}X` (n ≥ 1) like `^X`
+/// (recorded: merge/deep-knockout-regex-prefix, `*` and `+` knock out nothing).
+fn knockout_regex_source(prefix: &str) -> String {
+    let rest = prefix;
+    let lazy = |r: &str| {
+        r.strip_prefix('?')
+            .or_else(|| r.strip_prefix('+'))
+            .unwrap_or(r)
+            .to_string()
+    };
+    if let Some(r) = rest.strip_prefix('*') {
+        return format!("(?:){}", lazy(r));
+    }
+    if let Some(r) = rest.strip_prefix('?') {
+        return format!("(?:){}", lazy(r));
+    }
+    if let Some(r) = rest.strip_prefix('+') {
+        return format!("^{}", lazy(r));
+    }
+    if let Some(r) = rest.strip_prefix('{') {
+        if let Some(close) = r.find('}') {
+            let inner = &r[..close];
+            let min = inner.split(',').next().unwrap_or("");
+            if !inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit() || c == ',') {
+                let tail = lazy(&r[close + 1..]);
+                return if min.is_empty() || min.parse::<u64>().unwrap_or(0) == 0 {
+                    format!("(?:){tail}")
+                } else {
+                    format!("^{tail}")
+                };
+            }
+        }
+    }
+    format!("^{prefix}")
+}
+
 /// `clear_or_nil`: containers and strings are emptied in place; anything else becomes nil.
 fn clear_or_nil(r: R) -> R {
     match r {
@@ -843,12 +908,18 @@ fn unpack(r: &R, sep: &str) -> R {
 }
 
 /// `DeepMerge.deep_merge!(source, deep_clone(dest), options)` with `preserve_unmergeables:
-/// false` unless the options say otherwise.
-fn deep_merge_values(source: &Value, dest: &Value, o: &DeepOptions) -> Result<Value, LookupError> {
+/// false` unless the options say otherwise. Returns the result and the source as the merge
+/// left it.
+fn deep_merge_values(
+    source: &Value,
+    dest: &Value,
+    o: &DeepOptions,
+) -> Result<(Value, Value), LookupError> {
     let s = R::from_value(source, 0)?;
     let d = R::from_value(dest, 0)?;
     let mut dm = Dm { o, ko_re: None };
-    dm.deep_merge(s, d, 0)?.to_value(0)
+    let r = dm.deep_merge(s.clone(), d, 0)?.to_value(0)?;
+    Ok((r, s.to_value(0)?))
 }
 
 #[cfg(test)]
