@@ -32,6 +32,8 @@ pub enum ConfigErrorKind {
     UnrecognizedKey,
     /// A required key is missing (`expects a value for key`).
     MissingKey,
+    /// An option name Puppet's pattern rejects (`key of entry '_x' expects a match for ...`).
+    InvalidOptionName,
     /// No function in the entry nor in defaults.
     MissingFunction,
     /// Two or more functions in one entry.

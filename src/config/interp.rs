@@ -121,7 +121,7 @@ pub fn split_key_ok(key: &str) -> bool {
     while parts.last().is_some_and(|p| p.is_empty()) {
         parts.pop();
     }
-    if parts.is_empty() || parts[0] != "" {
+    if parts.is_empty() || !parts[0].is_empty() {
         return false;
     }
     let rest = &parts[1..];

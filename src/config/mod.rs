@@ -114,7 +114,8 @@ impl<'a> Cx<'a> {
                 message,
                 severity: Severity::Error,
                 when: When::AtProviderCreation,
-            });
+            })
+            .help = Some(format!("the YAML parser says: {}", issue.message));
             return None;
         }
         let root = match &doc.root {
@@ -147,6 +148,7 @@ impl<'a> Cx<'a> {
             }
         };
         let (version, vfield) = self.version(root)?;
+        let before = self.errors.len();
         let mut config = match version {
             ConfigVersion::V5 => validate::v5(self, root),
             ConfigVersion::V4 => validate::v4(self, root),
@@ -156,7 +158,12 @@ impl<'a> Cx<'a> {
             value: version,
             span: vfield,
         };
-        if version == ConfigVersion::V3 {
+        // The layer's version check runs only once the config validated (a v3 file failing its
+        // struct raises that error instead of being ignored; recorded: missing-version).
+        let validated = !self.errors[before..]
+            .iter()
+            .any(|e| e.when == When::AtValidation);
+        if version == ConfigVersion::V3 && validated {
             let vspan = if vfield.synthetic {
                 first_key_span(root)
             } else {
@@ -244,10 +251,7 @@ impl<'a> Cx<'a> {
                     kind: ConfigErrorKind::VersionNotConvertible,
                     span: vn.span,
                     puppet,
-                    message: format!(
-                        "`version` must be the integer 5, not {}",
-                        schema_describe_value(vn)
-                    ),
+                    message: format!("`version` must be the integer 5, not {}", describe_node(vn)),
                     severity: Severity::Error,
                     when: When::AtProviderCreation,
                 });
@@ -262,7 +266,10 @@ impl<'a> Cx<'a> {
         let (puppet, strict, where_) = match self.layer {
             Layer::Global => return,
             Layer::Environment => (
-                "hiera.yaml version 3 found at the environment root was ignored".to_string(),
+                format!(
+                    "hiera.yaml version 3 found at the environment root was ignored\n   (file: {})",
+                    self.path
+                ),
                 format!(
                     "hiera.yaml version 3 cannot be used in an environment{}",
                     lines::location_suffix(Some(&self.path), None)
@@ -270,7 +277,10 @@ impl<'a> Cx<'a> {
                 "an environment",
             ),
             Layer::Module(_) => (
-                "hiera.yaml version 3 found at module root was ignored".to_string(),
+                format!(
+                    "hiera.yaml version 3 found at module root was ignored\n   (file: {})",
+                    self.path
+                ),
                 format!(
                     "hiera.yaml version 3 cannot be used in a module{}",
                     lines::location_suffix(Some(&self.path), None)
@@ -318,10 +328,6 @@ pub(crate) fn describe_node(n: &Node) -> &'static str {
             Value::Hash(_) => "a hash",
         },
     }
-}
-
-fn schema_describe_value(n: &Node) -> &'static str {
-    describe_node(n)
 }
 
 /// Ruby's class name for the NoMethodError text.

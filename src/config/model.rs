@@ -530,18 +530,31 @@ impl HierarchyEntry {
 /// The spans of the `%{...}` tokens of a raw string in `file`: exact when the source text at
 /// `span` is the value verbatim (plain and simple quoted scalars), else the whole span for each.
 pub fn token_spans(file: &SourceFile, raw: &RawString) -> Vec<(String, Span)> {
-    let verbatim = file.slice(raw.span) == raw.value;
     super::interp::tokens(&raw.value)
         .into_iter()
-        .map(|t| {
-            let span = if verbatim {
-                raw.span.sub(t.range.start, t.range.end)
-            } else {
-                raw.span
-            };
-            (t.expr, span)
-        })
+        .map(|t| (t.expr, sub_span(file, raw.span, &raw.value, t.range)))
         .collect()
+}
+
+/// The span of `range` of a string scalar's value: exact when the source text at `span` is the
+/// value verbatim, or the value between quotes (the loader's quoted spans include the quotes);
+/// the whole span otherwise (escapes, folded or multi-line scalars).
+pub fn sub_span(file: &SourceFile, span: Span, value: &str, range: std::ops::Range<usize>) -> Span {
+    let src = file.slice(span);
+    let offset = if src == value {
+        Some(0)
+    } else if src.len() == value.len() + 2
+        && (src.starts_with('"') || src.starts_with('\''))
+        && src.get(1..src.len() - 1) == Some(value)
+    {
+        Some(1)
+    } else {
+        None
+    };
+    match offset {
+        Some(o) if range.end <= value.len() => span.sub(o + range.start, o + range.end),
+        _ => span,
+    }
 }
 
 impl HieraConfig {
@@ -611,6 +624,6 @@ impl HieraConfig {
     /// Whether Puppet uses this configuration for lookups in its layer: v3 outside the global
     /// layer is ignored (§1.6; an error under strict=error, which [`super::ConfigError`] says).
     pub fn is_used(&self) -> bool {
-        !(self.version.value == ConfigVersion::V3 && !matches!(self.layer, Layer::Global))
+        self.version.value != ConfigVersion::V3 || matches!(self.layer, Layer::Global)
     }
 }

@@ -384,7 +384,7 @@ pub fn actual_of(node: &Node) -> Actual {
 }
 
 /// A mapping key as Puppet sees it after `symkeys_to_string`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
     Str(String),
     /// Any other key, with its Ruby `to_s`.
@@ -426,11 +426,15 @@ pub fn effective_entries(node: &Node) -> Vec<(Key, &Node, &Node)> {
         return Vec::new();
     };
     let mut out: Vec<(Key, &Node, &Node)> = Vec::with_capacity(m.entries.len());
+    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
     for e in &m.entries {
         let k = Key::of(&e.key);
-        match out.iter_mut().find(|(ok, _, _)| *ok == k) {
-            Some(slot) => slot.2 = &e.value,
-            None => out.push((k, &e.key, &e.value)),
+        match index.get(&k) {
+            Some(&i) => out[i].2 = &e.value,
+            None => {
+                index.insert(k.clone(), out.len());
+                out.push((k, &e.key, &e.value));
+            }
         }
     }
     out
@@ -483,6 +487,8 @@ pub struct Mismatch {
     pub span: Span,
     /// True when the span is a key's (unrecognized key, bad option name).
     pub on_key: bool,
+    /// Puppet's describer produces no text for it (see the `Struct` vs `Hash` case).
+    pub silent: bool,
 }
 
 impl Mismatch {
@@ -703,6 +709,7 @@ fn type_mismatch(path: &[PathElem], ty: &Ty, node: &Node) -> Mismatch {
         },
         span: node.span,
         on_key: false,
+        silent: false,
     }
 }
 
@@ -744,18 +751,17 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                             kind: MismatchKind::MissingKey(e.name.clone()),
                             span: node.span,
                             on_key: false,
+                            silent: false,
                         }),
-                        None => {}
-                        Some((_, _, v)) => {
-                            if !matches_depth(&e.ty, v, depth + 1) {
-                                out.extend(describe_depth(
-                                    &e.ty,
-                                    v,
-                                    &with(path, PathElem::Entry(e.name.clone())),
-                                    depth + 1,
-                                ));
-                            }
+                        Some((_, _, v)) if !matches_depth(&e.ty, v, depth + 1) => {
+                            out.extend(describe_depth(
+                                &e.ty,
+                                v,
+                                &with(path, PathElem::Entry(e.name.clone())),
+                                depth + 1,
+                            ));
                         }
+                        _ => {}
                     }
                 }
                 for (k, kn, _) in &entries {
@@ -765,6 +771,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                             kind: MismatchKind::ExtraneousKey(k.text().into()),
                             span: kn.span,
                             on_key: true,
+                            silent: false,
                         });
                     }
                 }
@@ -774,7 +781,15 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                 let n = effective_entries(node).len() as u64;
                 let required = elems.iter().filter(|e| e.required).count() as u64;
                 let total = elems.len() as u64;
-                if n >= required && n <= total {
+                if required == 0 && n <= total {
+                    // `PStructType#_assignable?` accepts any Hash type of a fitting size when
+                    // every element is optional, so the describer finds nothing although the
+                    // value is not an instance: Puppet raises an empty message (recorded:
+                    // corpus `top defaults = nonstring_key_hash`).
+                    let mut m = type_mismatch(path, ty, node);
+                    m.silent = true;
+                    vec![m]
+                } else if n >= required && n <= total {
                     vec![type_mismatch(path, ty, node)]
                 } else {
                     vec![Mismatch {
@@ -786,6 +801,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                         },
                         span: node.span,
                         on_key: false,
+                        silent: false,
                     }]
                 }
             }
@@ -827,6 +843,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
                         },
                         span: node.span,
                         on_key: false,
+                        silent: false,
                     }];
                 }
                 let mut out = Vec::new();
@@ -852,6 +869,7 @@ fn describe_depth(ty: &Ty, node: &Node, path: &[PathElem], depth: usize) -> Vec<
             },
             span: node.span,
             on_key: false,
+            silent: false,
         }],
         Ty::IntExact(_) | Ty::NeStr | Ty::Str | Ty::Bool | Ty::Any => {
             vec![type_mismatch(path, ty, node)]
@@ -880,6 +898,7 @@ fn describe_key(kt: &Ty, k: &Key, kn: &Node, path: &[PathElem]) -> Vec<Mismatch>
         kind,
         span: kn.span,
         on_key: true,
+        silent: false,
     }]
 }
 
@@ -991,6 +1010,7 @@ fn merge_mismatch(a: &Mismatch, b: &Mismatch) -> Mismatch {
         kind,
         span: a.span,
         on_key: a.on_key,
+        silent: a.silent,
     }
 }
 

@@ -12,7 +12,7 @@ use crate::value::{Node, NodeKind, Value};
 use super::build::{self, field, is_falsy};
 use super::interp::{self, TokenProblem};
 use super::lines::{find_line_matching, first_and_second, location_suffix};
-use super::model::*;
+use super::model::{sub_span, *};
 use super::schema::{self, effective_entries, Mismatch, MismatchKind, PathElem, Ty};
 use super::{ConfigErrorKind as K, Cx, Report, When};
 
@@ -35,18 +35,43 @@ impl Cx<'_> {
         if schema::matches(ty, node) {
             return;
         }
-        for m in schema::describe(ty, node, &[]) {
-            let puppet = format!(
-                "The Lookup Configuration at '{}' has wrong type,{}",
-                self.path,
-                m.describe()
-            );
-            let kind = match m.kind {
+        let all = schema::describe(ty, node, &[]);
+        // A variant (`Data`, v3 `String or Array`) that fails in every alternative is listed
+        // by Puppet once per alternative; when some alternatives fail deeper inside the value,
+        // those name the real cause, so we keep only them (each is one of Puppet's lines).
+        let variant_prefix = |m: &Mismatch| {
+            m.path
+                .iter()
+                .position(|p| matches!(p, PathElem::Variant(_)))
+                .map(|i| (m.path[..i].to_vec(), i))
+        };
+        let shallow = |m: &Mismatch| match variant_prefix(m) {
+            Some((prefix, i)) if m.path.len() == i + 1 => all.iter().any(|o| {
+                variant_prefix(o).is_some_and(|(p2, j)| p2 == prefix && o.path.len() > j + 1)
+            }),
+            _ => false,
+        };
+        let kept: Vec<&Mismatch> = all.iter().filter(|m| !shallow(m)).collect();
+        for m in kept {
+            let puppet = if m.silent {
+                String::new()
+            } else {
+                format!(
+                    "The Lookup Configuration at '{}' has wrong type,{}",
+                    self.path,
+                    m.describe()
+                )
+            };
+            let kind = match &m.kind {
                 MismatchKind::ExtraneousKey(_) => K::UnrecognizedKey,
                 MismatchKind::MissingKey(_) => K::MissingKey,
+                MismatchKind::Pattern {
+                    expected: Ty::OptionName,
+                    ..
+                } if m.on_key => K::InvalidOptionName,
                 _ => K::WrongType,
             };
-            let (message, help) = human_mismatch(&m, ty);
+            let (message, help) = human_mismatch(m, ty);
             let exact = m.exact();
             let e = self.report(Report {
                 kind,
@@ -216,10 +241,12 @@ fn human_mismatch(m: &Mismatch, root: &Ty) -> (String, Option<String>) {
                 None => format!("at least {min}"),
                 Some(x) => format!("between {min} and {x}"),
             };
-            let what = if matches!(m.path.last(), Some(PathElem::Index(_))) {
-                "keys"
-            } else {
-                "elements"
+            let plural = !(*min == 1 && (max.is_none() || *max == Some(1)));
+            let what = match (matches!(m.path.last(), Some(PathElem::Index(_))), plural) {
+                (true, true) => "keys",
+                (true, false) => "key",
+                (false, true) => "elements",
+                (false, false) => "element",
             };
             (format!("{in_} must have {want} {what}, not {actual}"), None)
         }
@@ -312,7 +339,9 @@ pub(super) fn v5(cx: &mut Cx, root: &Node) -> HieraConfig {
     };
 
     // validate_defaults (only when written: the filled-in default is valid).
-    if !config.defaults.span.synthetic {
+    // Puppet runs these only once the struct assertion passed; we run them on every part the
+    // assertion did not reject (a rejected part would only give noise derived from its mistake).
+    if !config.defaults.span.synthetic && !struct_broken(cx, config.defaults.span.value) {
         validate_defaults(cx, &config.defaults);
     }
     for e in &config.hierarchy {
@@ -451,6 +480,9 @@ fn level_span(e: &HierarchyEntry) -> Span {
 
 /// `validate_hierarchy` (§1.4).
 fn validate_entry(cx: &mut Cx, e: &HierarchyEntry, defaults: &Defaults) {
+    if struct_broken(cx, e.span) {
+        return;
+    }
     let name = &e.name.value;
     match e.functions.len() {
         0 => {
@@ -458,7 +490,11 @@ fn validate_entry(cx: &mut Cx, e: &HierarchyEntry, defaults: &Defaults) {
                 .functions
                 .iter()
                 .any(|f| FunctionKind::DEFAULTS_ORDER.contains(&f.kind));
-            if !defaults_has {
+            // A `defaults` the struct assertion rejected may well be where the function was
+            // meant to come from: no derived complaint.
+            let defaults_broken =
+                !defaults.span.synthetic && struct_broken(cx, defaults.span.value);
+            if !defaults_has && !defaults_broken {
                 let puppet = format!(
                     "One of {FUNCTION_KEYS_TEXT} must be defined in hierarchy '{name}'{}",
                     cx.puppet_file()
@@ -589,6 +625,17 @@ fn validate_entry(cx: &mut Cx, e: &HierarchyEntry, defaults: &Defaults) {
     }
 }
 
+/// Whether the struct assertion found a problem inside `span`.
+fn struct_broken(cx: &Cx, span: Span) -> bool {
+    cx.errors.iter().any(|e| {
+        matches!(
+            e.kind,
+            K::WrongType | K::UnrecognizedKey | K::MissingKey | K::InvalidOptionName
+        ) && e.span.start >= span.start
+            && e.span.end <= span.end
+    })
+}
+
 /// Checks made while creating the data providers of one hierarchy list (§1.4, second table):
 /// duplicate names, method syntax and syntax errors in interpolated strings, and the argument
 /// errors the built-in functions raise when called.
@@ -600,6 +647,11 @@ fn providers_v5(
 ) {
     let mut names: Vec<(&str, Span)> = Vec::new();
     for e in entries {
+        if struct_broken(cx, e.span) {
+            // Puppet never gets past the struct assertion; what follows would only be noise
+            // derived from the same mistake (a `paht` is also a missing `path`).
+            continue;
+        }
         let name = e.name.value.as_str();
         if let Some((_, first)) = names.iter().find(|(n, _)| *n == name) {
             duplicate_name(cx, e, *first);
@@ -689,22 +741,13 @@ fn datadir_subject(cx: &Cx, datadir: &str) -> String {
     }
 }
 
-/// The byte span of `range` of a string scalar's value, if its source text is the value verbatim.
-fn token_span(cx: &Cx, value: &str, node_span: Span, range: std::ops::Range<usize>) -> Span {
-    if cx.file.slice(node_span) == value && range.end <= value.len() {
-        node_span.sub(range.start, range.end)
-    } else {
-        node_span
-    }
-}
-
 /// Method syntax and split_key errors in one interpolated hiera.yaml string.
 fn check_string(cx: &mut Cx, value: &str, span: Span, subject: &str, seen: &mut Vec<Span>) {
     for t in interp::tokens(value) {
         let Some(problem) = interp::problem(&t) else {
             continue;
         };
-        let tspan = token_span(cx, value, span, t.range.clone());
+        let tspan = sub_span(cx.file, span, value, t.range.clone());
         if seen.contains(&tspan) {
             continue;
         }
@@ -723,8 +766,10 @@ fn check_string(cx: &mut Cx, value: &str, span: Span, subject: &str, seen: &mut 
                 cx.report(Report {
                     kind: K::MethodInterpolation,
                     span: tspan,
-                    puppet: "Interpolation using method syntax is not allowed in this context"
-                        .into(),
+                    puppet: format!(
+                        "Interpolation using method syntax is not allowed in this context{}",
+                        cx.puppet_file()
+                    ),
                     message: format!("`{token}` calls `{m}()`, which hiera.yaml does not allow"),
                     severity: Severity::Error,
                     when: When::AtProviderCreation,
@@ -886,7 +931,9 @@ pub(super) fn v4(cx: &mut Cx, root: &Node) -> HieraConfig {
         .unwrap_or(root.span);
     cx.deprecated(4, vspan);
     let asserted = build::without_filled(root, &["datadir", "hierarchy"]);
+    let before = cx.errors.len();
     cx.assert_struct(&schema::v4_config(), &asserted);
+    let validated = cx.errors.len() == before;
 
     let datadir = match field(root, "datadir").filter(|(_, v)| !is_falsy(v)) {
         Some((kn, vn)) => Field {
@@ -926,6 +973,10 @@ pub(super) fn v4(cx: &mut Cx, root: &Node) -> HieraConfig {
     };
 
     if matches!(cx.layer, Layer::Global) {
+        if !validated {
+            // Puppet raised the struct error before looking at the layer.
+            return v4_model(cx, hierarchy, hierarchy_span, defaults, datadir);
+        }
         // `GlobalDataProvider#assert_config_version`, after the config was validated.
         let puppet = format!(
             "hiera.yaml version 4 cannot be used in the global layer{}",
@@ -945,6 +996,9 @@ pub(super) fn v4(cx: &mut Cx, root: &Node) -> HieraConfig {
         let mut names: Vec<(&str, Span)> = Vec::new();
         let mut seen = Vec::new();
         for e in &hierarchy {
+            if struct_broken(cx, e.span) {
+                continue;
+            }
             let name = e.name.value.as_str();
             if let Some((_, first)) = names.iter().find(|(n, _)| *n == name) {
                 duplicate_name(cx, e, *first);
@@ -981,6 +1035,16 @@ pub(super) fn v4(cx: &mut Cx, root: &Node) -> HieraConfig {
         }
     }
 
+    v4_model(cx, hierarchy, hierarchy_span, defaults, datadir)
+}
+
+fn v4_model(
+    cx: &Cx,
+    hierarchy: Vec<HierarchyEntry>,
+    hierarchy_span: FieldSpan,
+    defaults: Defaults,
+    datadir: Field<String>,
+) -> HieraConfig {
     HieraConfig {
         file: Some(cx.file.clone()),
         origin: ConfigOrigin::File,
@@ -1060,7 +1124,19 @@ pub(super) fn v3(cx: &mut Cx, root: &Node) -> HieraConfig {
                 "deep_merge_options",
             ],
         );
+        let before = cx.errors.len();
         cx.assert_struct(&schema::v3_config(&names), &asserted);
+        let no_version = field(root, "version").is_none_or(|(_, v)| is_falsy(v));
+        if no_version {
+            // A version 5 file that forgot `version` (§1.1 item 6).
+            for e in &mut cx.errors[before..] {
+                e.help = Some(
+                    "this file has no `version`, so Puppet reads it as hiera.yaml version 3; \
+                     add `version: 5`"
+                        .into(),
+                );
+            }
+        }
     }
 
     if matches!(cx.layer, Layer::Global) {
@@ -1095,9 +1171,16 @@ pub(super) fn v3(cx: &mut Cx, root: &Node) -> HieraConfig {
                 seen.push(&b.value);
             }
         }
+        // Per backend: its config hash is interpolated, then the hierarchy paths (methods
+        // forbidden in both; `HieraConfigV3#create_configured_data_providers`).
         let mut seen_spans = Vec::new();
-        for h in &v3.hierarchy {
-            check_string(cx, &h.value, h.span, &h.value, &mut seen_spans);
+        for b in &v3.backend_configs {
+            if let Some(c) = &b.config {
+                check_option_strings(cx, &c.value, &mut seen_spans);
+            }
+            for h in &v3.hierarchy {
+                check_string(cx, &h.value, h.span, &h.value, &mut seen_spans);
+            }
         }
     }
 

@@ -64,11 +64,15 @@ norm = lambda do |s|
   s.to_s.gsub(root, '<root>').gsub(tmp, '<tmp>')
 end
 
+# The facts every case sees (the Rust tests do not need them: they only matter for which
+# levels Puppet reaches, e.g. mapped_paths over facts.roles).
+FACTS = { 'role' => 'web', 'roles' => %w[web db], 'osfamily' => 'Debian', 'os' => { 'family' => 'Debian' } }
+
 result = {}
 env = Puppet.lookup(:environments).get!('production')
 node = Puppet::Node.new('node.example.com')
 node.environment = env
-node.fact_merge(Puppet::Node::Facts.new('node.example.com', { 'role' => 'web', 'os' => { 'family' => 'Debian' } }))
+node.fact_merge(Puppet::Node::Facts.new('node.example.com', Marshal.load(Marshal.dump(FACTS))))
 trusted = Puppet::Context::TrustedInformation.new('remote', 'node.example.com', {}, {})
 Puppet.override(trusted_information: trusted, current_environment: env) do
   Puppet[:code] = 'undef'
