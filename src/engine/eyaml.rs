@@ -73,7 +73,7 @@ pub fn decrypt(data: &str, opts: &Hash, key: &str, path: &Path) -> Result<Value,
             path.display()
         ))
     };
-    for block in blocks(data) {
+    if let Some(block) = blocks(data).into_iter().next() {
         let scheme = block.scheme.clone().unwrap_or_else(|| "PKCS7".to_string());
         if scheme != "PKCS7" {
             // hiera-eyaml requires the encryptor plugin by name.

@@ -191,6 +191,9 @@ impl EntryProvider {
     }
 }
 
+/// A layer's resolved levels: the hierarchy and the module default_hierarchy.
+type Levels = (Rc<Vec<Rc<EntryProvider>>>, Rc<Vec<Rc<EntryProvider>>>);
+
 /// A layer's provider (`ConfiguredDataProvider`).
 pub(crate) struct LayerProvider {
     place: Place,
@@ -198,7 +201,7 @@ pub(crate) struct LayerProvider {
     /// For a provider created without a configuration (global, or `data_provider: hiera`), the
     /// hiera.yaml path Puppet reads lazily.
     config_file: Option<PathBuf>,
-    providers: RefCell<Option<(Rc<Vec<Rc<EntryProvider>>>, Rc<Vec<Rc<EntryProvider>>>)>>,
+    providers: RefCell<Option<Levels>>,
 }
 
 impl LayerProvider {
@@ -948,7 +951,7 @@ impl<'a> Cx<'a> {
         &self,
         p: &LayerProvider,
         cfg: &Arc<LayerConfig>,
-    ) -> R<(Rc<Vec<Rc<EntryProvider>>>, Rc<Vec<Rc<EntryProvider>>>)> {
+    ) -> R<Levels> {
         if let Some(d) = p.providers.borrow().as_ref() {
             return Ok(d.clone());
         }
@@ -967,7 +970,7 @@ impl<'a> Cx<'a> {
         &self,
         p: &LayerProvider,
         cfg: &Arc<LayerConfig>,
-    ) -> R<(Rc<Vec<Rc<EntryProvider>>>, Rc<Vec<Rc<EntryProvider>>>)> {
+    ) -> R<Levels> {
         let regular = self.create_entry_list(p, cfg, &cfg.entries);
         let regular = match regular {
             Ok(r) => r,
@@ -1364,7 +1367,12 @@ impl<'a> Cx<'a> {
         Ok(Some(self.interpolate(value, true)?))
     }
 
+    /// Records where a value of the requested key was found (not values found by the
+    /// lookup_options assembly or by lookups made while interpolating).
     fn record_provenance(&self, dp: &EntryProvider, li: Option<usize>, root: &str) {
+        if self.invs.borrow().len() != 1 {
+            return;
+        }
         let Some(loc) = self.location_of(dp, li) else {
             return;
         };
@@ -2220,5 +2228,153 @@ impl Engine {
                 }
             }
         }
+    }
+}
+
+/// One hierarchy level as resolved for a scope.
+#[derive(Clone, Debug)]
+pub struct ResolvedLevel {
+    pub layer: Place,
+    /// The layer's hiera.yaml (`None` for Puppet's built-in configurations).
+    pub config_path: Option<PathBuf>,
+    /// The level's name (`Hierarchy entry "<name>"`).
+    pub name: String,
+    /// True for a module's `default_hierarchy` level.
+    pub default_hierarchy: bool,
+    pub function_kind: FunctionKind,
+    pub function: String,
+    /// Resolved locations; `None` when the level has no location key.
+    pub locations: Option<Vec<LevelLocation>>,
+}
+
+/// A resolved location of a level.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LevelLocation {
+    /// The declared (uninterpolated) path, or the expanded glob pattern.
+    pub original: String,
+    /// The absolute path, or the URI for `uri`/`uris`.
+    pub location: String,
+    pub is_uri: bool,
+    pub exists: bool,
+}
+
+/// A key defined in a data file the hierarchy reaches.
+#[derive(Clone, Debug)]
+pub struct KeyDefinition {
+    pub key: String,
+    pub layer: Place,
+    pub level: String,
+    pub file: Arc<SourceFile>,
+    pub key_span: Span,
+    pub value_span: Span,
+}
+
+impl Cx<'_> {
+    /// Every layer's provider that exists for this session: global, environment, and the
+    /// modules on the modulepath, with the error Puppet would raise for a layer that fails.
+    pub fn layer_providers(&self) -> Vec<(Place, R<Option<Rc<LayerProvider>>>)> {
+        let mut out = vec![(Place::Global, Ok(Some(self.global_provider())))];
+        out.push((Place::Environment, self.env_provider()));
+        for (name, _) in self.eng.env.modules(&*self.eng.vfs) {
+            out.push((Place::Module(name.clone()), self.module_provider(&name)));
+        }
+        out
+    }
+
+    /// The hierarchy of every layer resolved against the scope.
+    pub fn resolved_levels(&self) -> (Vec<ResolvedLevel>, Vec<(Place, LookupError)>) {
+        let mut levels = Vec::new();
+        let mut errors = Vec::new();
+        for (place, p) in self.layer_providers() {
+            let p = match p {
+                Ok(Some(p)) => p,
+                Ok(None) => continue,
+                Err(e) => {
+                    errors.push((place, e));
+                    continue;
+                }
+            };
+            let cfg = match self.layer_config(&p) {
+                Ok(c) => c,
+                Err(e) => {
+                    errors.push((place, e));
+                    continue;
+                }
+            };
+            let (regular, default) = match self.data_providers(&p, &cfg) {
+                Ok(d) => d,
+                Err(e) => {
+                    errors.push((place, e));
+                    continue;
+                }
+            };
+            for (list, is_default) in [(&regular, false), (&default, true)] {
+                for dp in list.iter() {
+                    levels.push(ResolvedLevel {
+                        layer: place.clone(),
+                        config_path: cfg.config_path.clone(),
+                        name: dp.name.clone(),
+                        default_hierarchy: is_default,
+                        function_kind: dp.kind,
+                        function: dp.function_name.clone(),
+                        locations: dp.locations.as_ref().map(|ls| {
+                            ls.iter()
+                                .map(|l| LevelLocation {
+                                    original: l.original.clone(),
+                                    location: l.display(),
+                                    is_uri: l.uri.is_some(),
+                                    exists: l.exists,
+                                })
+                                .collect()
+                        }),
+                    });
+                }
+            }
+        }
+        (levels, errors)
+    }
+
+    /// The root keys of every existing data file the hierarchy reaches (built-in backends).
+    pub fn key_definitions(&self) -> Vec<KeyDefinition> {
+        let (levels, _) = self.resolved_levels();
+        let mut out = Vec::new();
+        for lv in levels {
+            let format = match lv.function.as_str() {
+                "yaml_data" | "eyaml_lookup_key" => Format::Yaml,
+                "json_data" => Format::Json,
+                "hocon_data" => Format::Hocon,
+                _ => continue,
+            };
+            for loc in lv.locations.iter().flatten() {
+                if loc.is_uri || !loc.exists {
+                    continue;
+                }
+                let Some(f) = self.eng.files.load(
+                    &*self.eng.vfs,
+                    std::path::Path::new(&loc.location),
+                    format,
+                ) else {
+                    continue;
+                };
+                let Some(m) = f.doc.root.as_ref().and_then(|r| r.as_map()) else {
+                    continue;
+                };
+                for e in &m.entries {
+                    let key = match e.key.to_value() {
+                        Value::String(s) | Value::Symbol(s) => s.to_string(),
+                        _ => continue,
+                    };
+                    out.push(KeyDefinition {
+                        key,
+                        layer: lv.layer.clone(),
+                        level: lv.name.clone(),
+                        file: f.source.clone(),
+                        key_span: e.key.span,
+                        value_span: e.value.span,
+                    });
+                }
+            }
+        }
+        out
     }
 }

@@ -39,7 +39,7 @@ pub use env::{Environment, EnvironmentSpec};
 pub use error::{ErrorKind, LookupError};
 pub use explain::Explainer;
 pub use layer::Place;
-pub use lookup::Provenance;
+pub use lookup::{KeyDefinition, LevelLocation, Provenance, ResolvedLevel};
 pub use merge::{MergeStrategy, StrategyKind};
 pub use scope::{Scope, Trusted};
 pub use vfs::{FsVfs, Vfs};
@@ -367,9 +367,56 @@ pub struct Session<'e> {
     state: lookup::State,
 }
 
+/// The hierarchies of every layer resolved for one scope.
+#[derive(Clone, Debug)]
+pub struct ResolvedHierarchy {
+    pub levels: Vec<ResolvedLevel>,
+    /// Layers Puppet cannot use (configuration errors), with the error a lookup would raise.
+    pub errors: Vec<(Place, LookupError)>,
+    /// Warnings Puppet logs while building them.
+    pub warnings: Vec<String>,
+}
+
+impl ResolvedHierarchy {
+    /// A fingerprint of what the hierarchy reads: two scopes with the same fingerprint see the
+    /// same files (useful to deduplicate fact sets).
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash as _, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for l in &self.levels {
+            l.layer.hash(&mut h);
+            l.name.hash(&mut h);
+            l.locations.hash(&mut h);
+        }
+        for (p, e) in &self.errors {
+            p.hash(&mut h);
+            e.message.hash(&mut h);
+        }
+        h.finish()
+    }
+}
+
 impl Session<'_> {
     pub fn scope(&self) -> &Scope {
         &self.scope
+    }
+
+    /// Every layer's hierarchy resolved against this session's scope: each level's locations
+    /// and whether they exist (what `--explain` would list as `Path "..."`).
+    pub fn resolved_hierarchy(&self) -> ResolvedHierarchy {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);
+        let (levels, errors) = cx.resolved_levels();
+        ResolvedHierarchy {
+            levels,
+            errors,
+            warnings: cx.warnings.into_inner(),
+        }
+    }
+
+    /// The root keys defined in every existing data file the hierarchies reach, with spans.
+    pub fn all_keys(&self) -> Vec<KeyDefinition> {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);
+        cx.key_definitions()
     }
 
     /// `Lookup.lookup(keys, nil, default, has_default, merge, invocation)`.

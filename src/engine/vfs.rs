@@ -23,12 +23,14 @@ pub trait Vfs: Send + Sync {
     fn read_dir(&self, path: &Path) -> Option<Vec<(String, bool)>>;
 }
 
+type DirEntries = Vec<(String, bool)>;
+
 /// The real file system, with reads cached and an overlay of in-memory buffers.
 #[derive(Default)]
 pub struct FsVfs {
     overlay: RwLock<HashMap<PathBuf, Arc<SourceFile>>>,
     cache: RwLock<HashMap<PathBuf, Option<Arc<SourceFile>>>>,
-    dirs: RwLock<HashMap<PathBuf, Option<Arc<Vec<(String, bool)>>>>>,
+    dirs: RwLock<HashMap<PathBuf, Option<Arc<DirEntries>>>>,
 }
 
 impl FsVfs {
@@ -305,13 +307,12 @@ pub fn fnmatch(pattern: &str, name: &str) -> bool {
                         continue;
                     }
                 }
-                '\\' if pi + 1 < p.len() => {
-                    if ni < n.len() && n[ni] == p[pi + 1] {
-                        pi += 2;
-                        ni += 1;
-                        continue;
-                    }
+                '\\' if pi + 1 < p.len() && ni < n.len() && n[ni] == p[pi + 1] => {
+                    pi += 2;
+                    ni += 1;
+                    continue;
                 }
+                '\\' if pi + 1 < p.len() => {}
                 c if c != '?' && c != '[' && ni < n.len() && n[ni] == c => {
                     pi += 1;
                     ni += 1;
@@ -500,7 +501,7 @@ fn helper(
             let child = path.join(name);
             // Intermediate plain segments must be directories.
             if next.iter().any(|&q| q < segs.len()) && !vfs.is_dir(&child) {
-                if next.iter().any(|&q| q == segs.len()) && vfs.exists(&child) {
+                if next.contains(&segs.len()) && vfs.exists(&child) {
                     out.push(child);
                 }
                 continue;
