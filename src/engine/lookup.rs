@@ -947,11 +947,7 @@ impl<'a> Cx<'a> {
     // -----------------------------------------------------------------------------------------
     // Hierarchy resolution (`HieraConfigV5#create_configured_data_providers`)
 
-    fn data_providers(
-        &self,
-        p: &LayerProvider,
-        cfg: &Arc<LayerConfig>,
-    ) -> R<Levels> {
+    fn data_providers(&self, p: &LayerProvider, cfg: &Arc<LayerConfig>) -> R<Levels> {
         if let Some(d) = p.providers.borrow().as_ref() {
             return Ok(d.clone());
         }
@@ -966,11 +962,7 @@ impl<'a> Cx<'a> {
         Ok(d)
     }
 
-    fn create_providers(
-        &self,
-        p: &LayerProvider,
-        cfg: &Arc<LayerConfig>,
-    ) -> R<Levels> {
+    fn create_providers(&self, p: &LayerProvider, cfg: &Arc<LayerConfig>) -> R<Levels> {
         let regular = self.create_entry_list(p, cfg, &cfg.entries);
         let regular = match regular {
             Ok(r) => r,

@@ -26,6 +26,7 @@ pub mod eyaml;
 pub mod layer;
 pub(crate) mod lookup;
 pub mod merge;
+pub mod pkcs7;
 pub mod ruby;
 pub mod scope;
 pub mod types;
