@@ -6,7 +6,11 @@
 //! failures Puppet reports before any decryption (a missing key option, a key file that does not
 //! exist, a ciphertext that is not PKCS7, an encryptor that is not installed) are reproduced.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use super::pkcs7::{Pkcs7Error, RsaKey};
 
 use super::error::{ErrorKind, LookupError};
 use crate::value::{Hash, Value};
@@ -75,7 +79,7 @@ pub fn decrypt(data: &str, opts: &Hash, key: &str, path: &Path) -> Result<Value,
     if blocks.is_empty() {
         return Ok(Value::string(data));
     }
-    let mut rsa: Option<super::pkcs7::RsaKey> = None;
+    let mut rsa: Option<Arc<super::pkcs7::RsaKey>> = None;
     let mut plain = String::with_capacity(data.len());
     let mut last = 0;
     for block in &blocks {
@@ -98,10 +102,10 @@ pub fn decrypt(data: &str, opts: &Hash, key: &str, path: &Path) -> Result<Value,
         let Some(k) = rsa.as_ref() else {
             continue;
         };
-        match super::pkcs7::decrypt(&block.cipher, k) {
+        match decrypt_cached(&block.cipher, k) {
             Ok(bytes) => plain.push_str(&String::from_utf8_lossy(&bytes)),
-            Err(super::pkcs7::Pkcs7Error::OpenSsl(m)) => return Err(wrap(&m)),
-            Err(super::pkcs7::Pkcs7Error::Unsupported(m)) => {
+            Err(Pkcs7Error::OpenSsl(m)) => return Err(wrap(&m)),
+            Err(Pkcs7Error::Unsupported(m)) => {
                 return Err(LookupError::new(
                     ErrorKind::Unsupported,
                     format!("hieralint cannot decrypt {key} in {}: {m}", path.display()),
@@ -119,9 +123,34 @@ pub fn decrypt(data: &str, opts: &Hash, key: &str, path: &Path) -> Result<Value,
     Ok(Value::string(plain))
 }
 
+type DecryptCache = Mutex<HashMap<(usize, String), Result<Vec<u8>, Pkcs7Error>>>;
+
+/// Decryptions by key and ciphertext: every fact set decrypts the same secrets, and RSA is the
+/// slowest thing the engine does.
+static DECRYPTED: LazyLock<DecryptCache> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Parsed private keys by file path.
+static KEYS: LazyLock<Mutex<HashMap<PathBuf, Arc<RsaKey>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn decrypt_cached(cipher: &str, key: &Arc<RsaKey>) -> Result<Vec<u8>, Pkcs7Error> {
+    let k = (Arc::as_ptr(key) as usize, cipher.to_string());
+    if let Some(r) = DECRYPTED.lock().ok().and_then(|m| m.get(&k).cloned()) {
+        return r;
+    }
+    let r = super::pkcs7::decrypt(cipher, key);
+    if let Ok(mut m) = DECRYPTED.lock() {
+        if m.len() > 65_536 {
+            m.clear();
+        }
+        m.insert(k, r.clone());
+    }
+    r
+}
+
 /// hiera-eyaml's PKCS7 key checks and reads (in its order): both options defined, the private
 /// key file read and parsed, the public key file read.
-fn load_key(opts: &Hash, path: &Path) -> Result<super::pkcs7::RsaKey, String> {
+fn load_key(opts: &Hash, path: &Path) -> Result<Arc<RsaKey>, String> {
     let public_key = option(opts, "pkcs7_public_key");
     let private_key = option(opts, "pkcs7_private_key");
     if public_key.is_none() && option(opts, "pkcs7_public_key_env_var").is_none() {
@@ -152,11 +181,25 @@ fn load_key(opts: &Hash, path: &Path) -> Result<super::pkcs7::RsaKey, String> {
             }
         }
     };
-    let pem = read(private_key)?.ok_or(
+    let private = private_key.ok_or(
         "the private key comes from an environment variable, which hieralint does not read",
     )?;
-    let key =
-        super::pkcs7::read_private_key(&pem).ok_or("Neither PUB key nor PRIV key: unsupported")?;
+    let (_, full) = resolve(private);
+    let cached = KEYS.lock().ok().and_then(|m| m.get(&full).cloned());
+    let key = match cached {
+        Some(k) if full.is_file() => k,
+        _ => {
+            let pem = read(Some(private))?.unwrap_or_default();
+            let key = Arc::new(
+                super::pkcs7::read_private_key(&pem)
+                    .ok_or("Neither PUB key nor PRIV key: unsupported")?,
+            );
+            if let Ok(mut m) = KEYS.lock() {
+                m.insert(full, key.clone());
+            }
+            key
+        }
+    };
     read(public_key)?;
     Ok(key)
 }

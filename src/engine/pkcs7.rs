@@ -6,7 +6,7 @@
 use base64::Engine as _;
 
 /// Why a decryption failed, in OpenSSL's words (hiera-eyaml appends them to its message).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pkcs7Error {
     /// Puppet/OpenSSL's message.
     OpenSsl(String),
