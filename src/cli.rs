@@ -30,7 +30,7 @@ pub enum Command {
     /// Check hiera.yaml and Hiera data files (default: the current directory)
     Check(CheckArgs),
     /// Look keys up the way `puppet lookup` does
-    Lookup(crate::engine::cli::LookupArgs),
+    Lookup(Box<crate::engine::cli::LookupArgs>),
     /// List every rule
     Rules,
     /// Print a rule's documentation
