@@ -17,10 +17,13 @@ fn check_bytes(name: &str, bytes: &[u8], role: FileRole) -> usize {
     let source = Arc::new(SourceFile::from_bytes(name, bytes));
     let format = Format::from_extension(std::path::Path::new(name)).unwrap_or(Format::Yaml);
     let doc = loader::load(format, &source);
-    let project = Project {
-        files: vec![LoadedFile::new(source, doc, role, Layer::Environment, None)],
-        ..Project::default()
-    };
+    let project = Project::new(vec![LoadedFile::new(
+        source,
+        doc,
+        role,
+        Layer::Environment,
+        None,
+    )]);
     run_rules(&project, rules::registry()).len()
 }
 

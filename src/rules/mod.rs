@@ -9,6 +9,7 @@
 pub mod duplicate_key;
 pub mod forbidden_yaml_tag;
 pub mod interpolation_method_in_hiera_config;
+pub mod invalid_fact_set;
 pub mod invalid_hiera_config;
 pub mod malformed_eyaml;
 pub mod multiple_yaml_documents;
@@ -148,7 +149,7 @@ static REGISTRY: &[&dyn Rule] = &[
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
 /// suppressions).
-static INTERNAL: &[&RuleMeta] = &[&unreadable_file::META];
+static INTERNAL: &[&RuleMeta] = &[&unreadable_file::META, &invalid_fact_set::META];
 
 /// Metadata of every rule, including diagnostics that hieralint raises itself (not via a
 /// [`Rule`]), in code order.

@@ -96,7 +96,7 @@ fn yaml_diagnostic(
     // data is not false, else warn and use {}. Puppet 8 defaults strict to error. Recorded:
     // conformance/yaml/env-non-hash-file and file-shapes-and-errors `flist`, `fscalar`, `fnumber`
     // (expected-7.jsonl: warning and not found; expected-strict.jsonl: LookupError).
-    let mut d = if project.puppet_major() == 7 {
+    let mut d = if project.puppet() == crate::engine::PuppetVersion::V7 {
         Diagnostic::new(
             &META,
             src,
