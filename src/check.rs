@@ -70,6 +70,19 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     all
 }
 
+/// Runs `enabled` over a loaded project and adds the scanner's errors (H008), sorted: the core
+/// that [`check`] and the `hieralint check` pipeline ([`crate::run`]) share.
+pub fn check_loaded(
+    project: &Project,
+    scan_errors: &[ScanError],
+    enabled: &[&'static dyn Rule],
+) -> Vec<Diagnostic> {
+    let mut diagnostics = run_rules(project, enabled);
+    diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
+    diag::sort_and_dedup(&mut diagnostics);
+    diagnostics
+}
+
 pub fn check(opts: &CheckOptions) -> CheckResult {
     let (project, scan_errors) = scan::load_project(&opts.paths);
     let enabled: Vec<&'static dyn Rule> = rules::registry()
@@ -77,9 +90,7 @@ pub fn check(opts: &CheckOptions) -> CheckResult {
         .copied()
         .filter(|r| opts.only.is_empty() || opts.only.contains(&r.meta().name))
         .collect();
-    let mut diagnostics = run_rules(&project, &enabled);
-    diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
-    diag::sort_and_dedup(&mut diagnostics);
+    let diagnostics = check_loaded(&project, &scan_errors, &enabled);
     let mut summary = Summary {
         files_checked: project.files.len(),
         ..Summary::default()

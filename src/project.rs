@@ -4,11 +4,13 @@
 //! a [`Project`]; rules and the engine read it. Files are shared (`Arc`) so diagnostics can point
 //! into any of them.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::loader::Document;
 use crate::span::SourceFile;
+use crate::value::Node;
 
 /// Which Hiera layer a file belongs to (reference §2).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -51,4 +53,19 @@ impl LoadedFile {
 #[derive(Debug, Default)]
 pub struct Project {
     pub files: Vec<LoadedFile>,
+    /// Rule options from `.hieralint.yaml` (`rules: {<rule>: {level: .., <option>: ..}}`), by
+    /// rule code; only options the rule's page documents get here. Read them with
+    /// [`Project::rule_option`].
+    pub rule_options: BTreeMap<&'static str, Vec<(String, Node)>>,
+}
+
+impl Project {
+    /// An option of a rule from the configuration file, with its span in that file.
+    pub fn rule_option(&self, code: &str, option: &str) -> Option<&Node> {
+        self.rule_options
+            .get(code)?
+            .iter()
+            .find(|(k, _)| k == option)
+            .map(|(_, v)| v)
+    }
 }

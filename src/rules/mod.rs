@@ -6,7 +6,11 @@
 //! hiera.yaml, H2xx interpolation, H3xx facts and variables, H4xx lookup_options and merges,
 //! H9xx hieralint itself (configuration, suppressions).
 
+pub mod invalid_config;
+pub mod misplaced_suppression;
+pub mod unknown_rule_in_suppression;
 pub mod unreadable_file;
+pub mod unused_suppression;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::project::{LoadedFile, Project};
@@ -120,7 +124,13 @@ static REGISTRY: &[&dyn Rule] = &[];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
 /// suppressions).
-static INTERNAL: &[&RuleMeta] = &[&unreadable_file::META];
+static INTERNAL: &[&RuleMeta] = &[
+    &unreadable_file::META,
+    &unused_suppression::META,
+    &unknown_rule_in_suppression::META,
+    &invalid_config::META,
+    &misplaced_suppression::META,
+];
 
 /// Metadata of every rule, including diagnostics that hieralint raises itself (not via a
 /// [`Rule`]), in code order.
