@@ -18,6 +18,11 @@ pub struct CheckOptions {
     pub paths: Vec<PathBuf>,
     /// Rules to run, by name; empty means all.
     pub only: Vec<&'static str>,
+    /// Fact set files or directories (`--facts`).
+    pub facts: Vec<PathBuf>,
+    /// The Puppet major version modelled where 7 and 8 differ (reference §11); 0 means the
+    /// default, 8.
+    pub puppet: u8,
 }
 
 pub struct CheckResult {
@@ -71,11 +76,13 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
 }
 
 /// Runs `enabled` over a loaded project and adds the scanner's errors (H008), sorted: the core
-/// that [`check`] and the `hieralint check` pipeline ([`crate::run`]) share.
+/// that [`check`] and the `hieralint check` pipeline ([`crate::run`]) share. `opts` carries the
+/// engine settings (facts, Puppet version); its `paths` and `only` are not used here.
 pub fn check_loaded(
     project: &Project,
     scan_errors: &[ScanError],
     enabled: &[&'static dyn Rule],
+    _opts: &CheckOptions,
 ) -> Vec<Diagnostic> {
     let mut diagnostics = run_rules(project, enabled);
     diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
@@ -90,7 +97,7 @@ pub fn check(opts: &CheckOptions) -> CheckResult {
         .copied()
         .filter(|r| opts.only.is_empty() || opts.only.contains(&r.meta().name))
         .collect();
-    let diagnostics = check_loaded(&project, &scan_errors, &enabled);
+    let diagnostics = check_loaded(&project, &scan_errors, &enabled, opts);
     let mut summary = Summary {
         files_checked: project.files.len(),
         ..Summary::default()

@@ -96,6 +96,15 @@ pub struct CheckArgs {
     /// the project on disk (for editors)
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
+    /// Fact sets to check against: files or directories of JSON/YAML (facter -j, puppet facts
+    /// show, PuppetDB exports, Puppet's YAML facts cache). Without it, the values the data
+    /// implies are used.
+    #[arg(long, value_name = "PATH")]
+    pub facts: Vec<PathBuf>,
+    /// The Puppet version whose behaviour to model where 7 and 8 differ [default: `puppet` of
+    /// .hieralint.yaml, else 8]
+    #[arg(long, value_name = "7|8", value_parser = clap::value_parser!(u8).range(7..=8))]
+    pub puppet: Option<u8>,
 }
 
 pub fn main() -> i32 {

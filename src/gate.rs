@@ -75,6 +75,12 @@ pub fn run_check(args: &CheckArgs) -> Result<i32, String> {
         opts.settings = s;
         opts.config_diagnostics = diags;
     }
+    opts.facts = if args.facts.is_empty() {
+        opts.settings.facts.clone()
+    } else {
+        args.facts.clone()
+    };
+    opts.puppet = args.puppet.or(opts.settings.puppet).unwrap_or(0);
     opts.select = run::resolve_rules(&args.select, &known, "--select")?;
     opts.ignore = run::resolve_rules(&args.ignore, &known, "--ignore")?;
     if let Some(p) = &args.stdin_filename {

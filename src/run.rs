@@ -45,6 +45,11 @@ pub struct RunOptions {
     pub registry: Vec<&'static dyn Rule>,
     /// Report paths are relative to this (the repository root).
     pub root: PathBuf,
+    /// Fact sets (`--facts`, else the configuration's `facts`).
+    pub facts: Vec<PathBuf>,
+    /// The Puppet major version (`--puppet`, else the configuration's `puppet`); 0 means the
+    /// default, 8.
+    pub puppet: u8,
 }
 
 impl RunOptions {
@@ -60,6 +65,8 @@ impl RunOptions {
             overlay: BTreeMap::new(),
             registry: rules::registry().to_vec(),
             root: paths::repo_root(),
+            facts: Vec::new(),
+            puppet: 0,
         }
     }
 
@@ -187,7 +194,12 @@ pub fn run(opts: &RunOptions) -> RunResult {
         .copied()
         .filter(|r| enabled.contains(r.meta().code))
         .collect();
-    let mut found = check::check_loaded(&project, &scanned.errors, &to_run);
+    let check_opts = check::CheckOptions {
+        facts: opts.facts.clone(),
+        puppet: opts.puppet,
+        ..check::CheckOptions::default()
+    };
+    let mut found = check::check_loaded(&project, &scanned.errors, &to_run, &check_opts);
     found.retain(|d| enabled.contains(d.rule.code));
 
     let outcome = suppress::apply(

@@ -324,10 +324,7 @@ impl Value {
             Value::Integer(i) => write!(out, "{i}").unwrap(),
             Value::Float(f) => out.push_str(&ruby_float_to_s(*f)),
             Value::String(s) => write_ruby_string_inspect(s, out),
-            Value::Symbol(s) => {
-                out.push(':');
-                out.push_str(s);
-            }
+            Value::Symbol(s) => write_ruby_symbol_inspect(s, out),
             Value::Array(a) => {
                 out.push('[');
                 for (i, v) in a.iter().enumerate() {
@@ -435,9 +432,14 @@ pub fn ruby_float_to_s(f: f64) -> String {
     }
 }
 
+/// Ruby's `String#inspect` for a UTF-8 string: named escapes for the usual controls, `\uXXXX` for
+/// other non-printable characters, and `#` escaped where it would start an interpolation
+/// (`#{`, `#$`, `#@`).
 fn write_ruby_string_inspect(s: &str, out: &mut String) {
+    use std::fmt::Write;
     out.push('"');
-    for c in s.chars() {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -445,15 +447,59 @@ fn write_ruby_string_inspect(s: &str, out: &mut String) {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             '\u{1b}' => out.push_str("\\e"),
-            '#' => out.push('#'),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                use std::fmt::Write;
-                write!(out, "\\x{:02X}", c as u32).unwrap()
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{b}' => out.push_str("\\v"),
+            '\u{c}' => out.push_str("\\f"),
+            '#' if matches!(chars.peek(), Some('{' | '$' | '@')) => out.push_str("\\#"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f || matches!(c, '\u{2028}' | '\u{2029}') => {
+                write!(out, "\\u{:04X}", c as u32).unwrap()
             }
             c => out.push(c),
         }
     }
     out.push('"');
+}
+
+/// Ruby's `Symbol#inspect`: `:name` when the name is an identifier, an instance/class/global
+/// variable name or an operator method name, else `:"..."` with string escapes.
+fn write_ruby_symbol_inspect(s: &str, out: &mut String) {
+    out.push(':');
+    if symbol_is_simple(s) {
+        out.push_str(s);
+    } else {
+        write_ruby_string_inspect(s, out);
+    }
+}
+
+fn symbol_is_simple(s: &str) -> bool {
+    const OPERATORS: &[&str] = &[
+        "+", "-", "*", "/", "%", "**", "!", "!=", "!~", "==", "===", "=~", "<", "<=", ">", ">=",
+        "<=>", "<<", ">>", "&", "|", "^", "~", "+@", "-@", "[]", "[]=", "`",
+    ];
+    if OPERATORS.contains(&s) {
+        return true;
+    }
+    let ident_start = |c: char| c == '_' || c.is_ascii_alphabetic() || !c.is_ascii();
+    let ident_char = |c: char| ident_start(c) || c.is_ascii_digit();
+    let is_ident = |t: &str| {
+        let mut cs = t.chars();
+        cs.next().is_some_and(ident_start) && cs.all(ident_char)
+    };
+    if let Some(rest) = s.strip_prefix("@@").or_else(|| s.strip_prefix('@')) {
+        return is_ident(rest);
+    }
+    if let Some(rest) = s.strip_prefix('$') {
+        let special = rest.len() == 1 && "~*$?!@/\\;,.=:<>\"&`'+0_".contains(rest)
+            || (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()));
+        return special || is_ident(rest);
+    }
+    let body = s
+        .strip_suffix('?')
+        .or_else(|| s.strip_suffix('!'))
+        .or_else(|| s.strip_suffix('='))
+        .unwrap_or(s);
+    is_ident(body)
 }
 
 impl PartialEq for Value {

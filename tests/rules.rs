@@ -7,6 +7,7 @@ mod support;
 
 use support::*;
 
+#[allow(dead_code)] // until the first rule lands in `rule_tests!`
 fn run_cases(rule: &'static str) {
     let cases = rule_cases(rule);
     assert!(

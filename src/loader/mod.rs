@@ -65,6 +65,15 @@ pub enum LoadIssueKind {
     Limit,
     /// The bytes are not valid UTF-8 or contain NUL.
     Encoding,
+    /// Psych raises a Ruby error (not a Psych one) while building a value: `Float()` or
+    /// `Integer()` rejecting a scalar its regexes let through (`.e+5`, `0x_`), a `nil.allocate`
+    /// for an empty class name in a tag. Puppet fails the whole file with
+    /// `Unable to parse <message>` (no path: the message is not Psych's).
+    RubyError,
+    /// Psych loads a value hieralint cannot represent exactly (an integer beyond 64 bits, a
+    /// `!ruby/encoding` object, `!!binary` bytes that are not UTF-8): the loaded value is an
+    /// approximation, the message says which. Not fatal: Puppet loads the file.
+    Unmodelled,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,6 +123,7 @@ impl Document {
                     | LoadIssueKind::DateTime
                     | LoadIssueKind::ForbiddenTag
                     | LoadIssueKind::Limit
+                    | LoadIssueKind::RubyError
             )
         })
     }
@@ -124,6 +134,11 @@ impl Document {
             return PuppetData::Error(issue.message.clone());
         }
         match (&self.root, self.format) {
+            (Some(n), Format::Yaml) => match n.to_value() {
+                // Psych's nil (`~`, `---` alone, an empty document) becomes false too (§6.1).
+                Value::Undef => PuppetData::Value(Value::Bool(false)),
+                v => PuppetData::Value(v),
+            },
             (Some(n), _) => PuppetData::Value(n.to_value()),
             // Psych returns nil for an empty stream; yaml_data turns it into false (§6.1).
             (None, Format::Yaml) => PuppetData::Value(Value::Bool(false)),

@@ -24,6 +24,7 @@ pub fn check_with_rule(path: &Path, rule: &'static str) -> Vec<Diagnostic> {
     check::check(&CheckOptions {
         paths: vec![rel],
         only: vec![rule],
+        ..CheckOptions::default()
     })
     .diagnostics
 }
