@@ -51,6 +51,14 @@ fn color_choice(when: ColorWhen, to_terminal: bool) -> ColorChoice {
 
 /// Runs `hieralint check`; `Err` is a usage or I/O problem (exit status 2).
 pub fn run_check(args: &CheckArgs) -> Result<i32, String> {
+    run_check_with(args, crate::rules::registry().to_vec())
+}
+
+/// [`run_check`] with another set of rules (tests add their own).
+pub fn run_check_with(
+    args: &CheckArgs,
+    registry: Vec<&'static dyn crate::rules::Rule>,
+) -> Result<i32, String> {
     let mut paths = args.paths.clone();
     if paths.is_empty() {
         paths.push(match &args.stdin_filename {
@@ -65,6 +73,7 @@ pub fn run_check(args: &CheckArgs) -> Result<i32, String> {
     }
 
     let mut opts = RunOptions::new(paths.clone());
+    opts.registry = registry;
     let known = opts.known();
     let config_path = match &args.config {
         Some(p) => Some(p.clone()),

@@ -436,7 +436,8 @@ pub fn parse(
     for issue in &doc.issues {
         match &issue.kind {
             LoadIssueKind::DuplicateKey { first } => {
-                let d = cx.error(issue.span, issue.message.clone());
+                let key = file.slice(*first).to_string();
+                let d = cx.error(issue.span, format!("duplicate key `{key}`"));
                 d.secondary.push(
                     crate::diag::Label::new(&file, *first).with_message("first defined here"),
                 );
