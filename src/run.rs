@@ -221,6 +221,12 @@ pub fn run(opts: &RunOptions) -> RunResult {
     for d in &mut all {
         d.severity = opts.settings.severity_for(d.rule, d.severity);
     }
+    let mut inline_suppressed = outcome.suppressed;
+    for s in &mut inline_suppressed {
+        s.diagnostic.severity = opts
+            .settings
+            .severity_for(s.diagnostic.rule, s.diagnostic.severity);
+    }
     all.retain(|d| {
         !opts
             .settings
@@ -242,8 +248,7 @@ pub fn run(opts: &RunOptions) -> RunResult {
         }
     };
     all.retain(|d| in_scope(&d.primary.file.path));
-    let mut suppressed: Vec<Suppressed> = outcome
-        .suppressed
+    let mut suppressed: Vec<Suppressed> = inline_suppressed
         .into_iter()
         .filter(|s| in_scope(&s.diagnostic.primary.file.path))
         .collect();

@@ -232,8 +232,10 @@ impl Settings {
     }
 
     /// Whether `per-file-ignores` silences this rule in this file.
+    /// Every rule but `invalid-config` can be ignored this way (like `off`, it is
+    /// configuration, not an inline suppression).
     pub fn is_ignored_for_file(&self, path: &Path, m: &RuleMeta) -> bool {
-        if self.per_file_ignores.is_empty() || !m.suppressible {
+        if self.per_file_ignores.is_empty() || m.code == rules::invalid_config::META.code {
             return false;
         }
         let Some(rel) = self.relative(path) else {
@@ -449,6 +451,11 @@ pub fn parse(
             _ => {}
         }
     }
+    // a file that does not parse is not applied at all: what was read before the error is
+    // partial, and validating it would report errors that are not there
+    if doc.issues.iter().any(|i| i.kind == LoadIssueKind::Syntax) {
+        return (s, cx.diags);
+    }
     let Some(root) = &doc.root else {
         return (s, cx.diags);
     };
@@ -520,11 +527,8 @@ pub fn parse(
                             let Some(r) = cx.rule(it, "a rule") else {
                                 continue;
                             };
-                            if !r.suppressible {
-                                cx.error(
-                                    it.span,
-                                    format!("`{}` ({}) cannot be ignored", r.name, r.code),
-                                );
+                            if r.code == rules::invalid_config::META.code {
+                                cx.error(it.span, "`invalid-config` cannot be ignored");
                                 continue;
                             }
                             list.push(r);
