@@ -97,10 +97,12 @@ pub fn plan(diags: &[Diagnostic]) -> Vec<FileFix> {
 /// A unified diff of one file's fix (`--diff`), with `a/` and `b/` headers as git writes them.
 pub fn unified_diff(ff: &FileFix) -> String {
     let name = crate::paths::slashed(&ff.file.path);
+    // git's `a/` and `b/` prefixes; an absolute path keeps its own leading `/`
+    let sep = if name.starts_with('/') { "" } else { "/" };
     similar::TextDiff::from_lines(ff.file.text(), ff.fixed.as_str())
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .header(&format!("a{sep}{name}"), &format!("b{sep}{name}"))
         .to_string()
 }
 

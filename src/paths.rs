@@ -78,10 +78,20 @@ pub fn relative_to(p: &Path, root: &Path) -> Option<String> {
 
 /// A path spelled with `/` separators.
 pub fn slashed(p: &Path) -> String {
-    p.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+    let mut out = String::new();
+    for c in p.components() {
+        match c {
+            Component::RootDir => out.push('/'),
+            Component::Prefix(pre) => out.push_str(&pre.as_os_str().to_string_lossy()),
+            other => {
+                if !out.is_empty() && !out.ends_with('/') {
+                    out.push('/');
+                }
+                out.push_str(&other.as_os_str().to_string_lossy());
+            }
+        }
+    }
+    out
 }
 
 /// How a path is written in a CI report: repo-relative when inside `root`, else absolute.
@@ -109,5 +119,7 @@ mod tests {
             Some("x/y.yaml")
         );
         assert_eq!(relative_to(Path::new("/"), &root.join("sub")), None);
+        assert_eq!(slashed(Path::new("/a/b")), "/a/b");
+        assert_eq!(slashed(Path::new("a/./b")), "a/b");
     }
 }

@@ -208,7 +208,12 @@ pub fn run(opts: &RunOptions) -> RunResult {
         &suppress::Context {
             known: &known,
             enabled: &enabled,
-            check_blanket: opts.select.is_empty() && opts.ignore.is_empty(),
+            // a blanket directive may be for any rule that can be suppressed: it can only be
+            // called unused when all of them ran
+            check_blanket: known
+                .iter()
+                .filter(|m| m.suppressible)
+                .all(|m| enabled.contains(m.code)),
         },
     );
     let mut all = outcome.kept;

@@ -496,6 +496,54 @@ fn context_root(file: &Path) -> Option<PathBuf> {
     module.map(Path::to_path_buf)
 }
 
+/// The role of a file argument that walking its environment did not find: a `hiera.yaml`, a
+/// data file of the environment or of one of its modules that exists only in the overlay (an
+/// unsaved editor buffer), or else a loose file.
+fn role_of_unlisted(
+    file: &Path,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+) -> (FileRole, Layer, Option<PathBuf>) {
+    let loose = (FileRole::Loose, Layer::Environment, None);
+    if file.file_name().is_some_and(|n| n == "hiera.yaml") {
+        return (FileRole::HieraConfig, Layer::Environment, None);
+    }
+    let Some(root) = context_root(file) else {
+        return loose;
+    };
+    let abs = paths::absolute(file);
+    let under = |dirs: Vec<PathBuf>| dirs.iter().any(|d| abs.starts_with(paths::normalize(d)));
+    let env_root = Some(display_dir(&root));
+    if looks_like_module(&root) {
+        if under(datadirs_with(&root, overlay)) {
+            return (
+                FileRole::Data,
+                Layer::Module(module_name_of(&root)),
+                env_root,
+            );
+        }
+        return loose;
+    }
+    if under(datadirs_with(&root, overlay)) {
+        return (FileRole::Data, Layer::Environment, env_root);
+    }
+    for mdir in module_dirs(&root) {
+        let Ok(rd) = std::fs::read_dir(&mdir) else {
+            continue;
+        };
+        for m in rd.filter_map(|e| e.ok()).map(|e| e.path()) {
+            if abs.starts_with(paths::normalize(&m)) && under(datadirs_with(&m, overlay)) {
+                let name = m
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("")
+                    .to_string();
+                return (FileRole::Data, Layer::Module(name), env_root);
+            }
+        }
+    }
+    loose
+}
+
 /// A directory as it should be displayed: relative to the current directory when it is inside
 /// it or above it (`..`), else absolute.
 fn display_dir(abs: &Path) -> PathBuf {
@@ -557,17 +605,13 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
             match ids.get(&id) {
                 Some(&i) => planned[i].path = (*f).clone(),
                 None => {
-                    let role = if f.file_name().is_some_and(|n| n == "hiera.yaml") {
-                        FileRole::HieraConfig
-                    } else {
-                        FileRole::Loose
-                    };
+                    let (role, layer, env_root) = role_of_unlisted(f, overlay);
                     ids.insert(id.clone(), planned.len());
                     planned.push(Planned {
                         path: (*f).clone(),
                         role,
-                        layer: Layer::Environment,
-                        env_root: None,
+                        layer,
+                        env_root,
                     });
                 }
             }

@@ -240,8 +240,8 @@ pub struct Context<'a> {
     pub known: &'a [&'static RuleMeta],
     /// Codes of the rules that ran: a directive naming another rule is not reported unused.
     pub enabled: &'a BTreeSet<&'static str>,
-    /// Whether a bracketless directive that suppressed nothing is reported (false when the
-    /// command line narrowed the rules, so that an ad hoc run does not flag it).
+    /// Whether a bracketless directive that suppressed nothing is reported (false unless every
+    /// suppressible rule ran: it may be meant for one that did not).
     pub check_blanket: bool,
 }
 

@@ -151,7 +151,7 @@ fn unused_is_only_reported_for_rules_that_ran() {
     let r = run::run(&o);
     assert!(r.diagnostics.is_empty(), "{:?}", all_at(&r.diagnostics));
 
-    // a blanket directive is not reported when the command line narrowed the rules
+    // a blanket directive is reported only when every rule it could silence ran
     let t = TempDir::new("blanket");
     t.write("x.yaml", "a: ok # hieralint: ignore\n");
     let path = t.0.join("x.yaml").display().to_string();
@@ -162,8 +162,13 @@ fn unused_is_only_reported_for_rules_that_ran() {
         "unused suppression: this `ignore` suppresses nothing"
     );
     let mut o = options(&[&path]);
-    o.select = vec![&BAD_META];
-    assert!(run::run(&o).diagnostics.is_empty());
+    o.registry.push(&PLAIN_GOOD);
+    o.select = vec![&BAD_META, &hieralint::rules::unused_suppression::META];
+    assert!(run::run(&o).diagnostics.is_empty(), "H991 did not run");
+    // ignoring a rule that cannot be suppressed does not narrow anything
+    let mut o = options(&[&path]);
+    o.ignore = vec![&hieralint::rules::unknown_rule_in_suppression::META];
+    assert_eq!(run::run(&o).diagnostics.len(), 1);
 }
 
 #[test]

@@ -58,10 +58,6 @@ fn file_uri(abs: &Path, dir: bool) -> String {
     if !s.starts_with('/') {
         s.insert(0, '/');
     }
-    // `slashed` of "/a/b" is "//a/b" on Unix: the root component is "/"
-    while s.starts_with("//") {
-        s.remove(0);
-    }
     if dir && !s.ends_with('/') {
         s.push('/');
     }

@@ -61,6 +61,50 @@ impl Rule for BadValue {
 
 pub static BAD_VALUE: BadValue = BadValue;
 
+/// H991 `test-plain-good`: a plain scalar `good`, fixed by quoting it (`'good'`, the same
+/// string). Fixing H990 creates H991 findings, so a run with both needs a second round.
+pub static GOOD_META: RuleMeta = RuleMeta {
+    code: "H991",
+    name: "test-plain-good",
+    category: Category::Style,
+    summary: "a plain scalar `good` (test rule)",
+    doc: "---\ncode: H991\nname: test-plain-good\ncategory: style\n---\n# test-plain-good (H991)\n\n## What it does\nx\n\n## Why is this bad?\nx\n\n## Example\nx\n\n## Options\nNone.\n\n## References\n- tests\n",
+    suppressible: true,
+};
+
+pub struct PlainGood;
+
+impl Rule for PlainGood {
+    fn meta(&self) -> &'static RuleMeta {
+        &GOOD_META
+    }
+
+    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+        let Some(root) = &file.doc.root else { return };
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            match &n.kind {
+                NodeKind::Scalar(s) if &*s.text == "good" && !s.style.is_quoted() => {
+                    sink.report(
+                        Diagnostic::new(&GOOD_META, &file.source, n.span, "plain `good`").with_fix(
+                            Fix {
+                                span: n.span,
+                                replacement: "'good'".to_string(),
+                                title: "quote it".to_string(),
+                            },
+                        ),
+                    );
+                }
+                NodeKind::Scalar(_) => {}
+                NodeKind::Seq(items) => stack.extend(items.iter()),
+                NodeKind::Map(m) => stack.extend(m.entries.iter().map(|e| &e.value)),
+            }
+        }
+    }
+}
+
+pub static PLAIN_GOOD: PlainGood = PlainGood;
+
 pub fn crate_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
