@@ -390,13 +390,13 @@ fn load_one(p: &Planned, overlay: &BTreeMap<PathBuf, Arc<str>>) -> Result<Loaded
 fn loaded(p: &Planned, source: Arc<SourceFile>) -> LoadedFile {
     let format = Format::from_extension(&p.path).unwrap_or(Format::Yaml);
     let doc = loader::load(format, &source);
-    LoadedFile {
+    LoadedFile::new(
         source,
         doc,
-        role: p.role.clone(),
-        layer: p.layer.clone(),
-        env_root: p.env_root.clone(),
-    }
+        p.role.clone(),
+        p.layer.clone(),
+        p.env_root.clone(),
+    )
 }
 
 /// Discovers and loads everything under `paths`, in parallel.

@@ -76,6 +76,10 @@ pub struct SourceFile {
     line_starts: Vec<u32>,
     /// Byte offset of the first invalid UTF-8 sequence in the original bytes, if any.
     pub invalid_utf8_at: Option<usize>,
+    /// What libyaml's reader (Psych) says about that sequence: `invalid leading UTF-8 octet`,
+    /// `invalid trailing UTF-8 octet`, `incomplete UTF-8 octet sequence`, `invalid length of a
+    /// UTF-8 sequence` or `invalid Unicode character`.
+    pub invalid_utf8_problem: Option<&'static str>,
     /// The file started with a UTF-8 byte order mark, which was stripped from `text`.
     pub had_bom: bool,
 }
@@ -89,6 +93,7 @@ impl SourceFile {
             text,
             line_starts,
             invalid_utf8_at: None,
+            invalid_utf8_problem: None,
             had_bom: false,
         }
     }
@@ -108,6 +113,7 @@ impl SourceFile {
             ),
         };
         let mut file = SourceFile::new(path, text);
+        file.invalid_utf8_problem = invalid_utf8_at.map(|at| libyaml_utf8_problem(&bytes[at..]));
         file.invalid_utf8_at = invalid_utf8_at;
         file.had_bom = had_bom;
         file
@@ -175,6 +181,45 @@ impl SourceFile {
     pub fn line_starts(&self) -> &[u32] {
         &self.line_starts
     }
+}
+
+/// libyaml's reader (`yaml_parser_update_buffer`) on the first invalid UTF-8 sequence.
+fn libyaml_utf8_problem(b: &[u8]) -> &'static str {
+    let Some(&lead) = b.first() else {
+        return "incomplete UTF-8 octet sequence";
+    };
+    let width = match lead {
+        l if l & 0x80 == 0 => 1,
+        l if l & 0xE0 == 0xC0 => 2,
+        l if l & 0xF0 == 0xE0 => 3,
+        l if l & 0xF8 == 0xF0 => 4,
+        _ => return "invalid leading UTF-8 octet",
+    };
+    if b.len() < width {
+        return "incomplete UTF-8 octet sequence";
+    }
+    let mut value: u32 = match width {
+        1 => lead as u32 & 0x7F,
+        2 => lead as u32 & 0x1F,
+        3 => lead as u32 & 0x0F,
+        _ => lead as u32 & 0x07,
+    };
+    for &c in &b[1..width] {
+        if c & 0xC0 != 0x80 {
+            return "invalid trailing UTF-8 octet";
+        }
+        value = (value << 6) | (c as u32 & 0x3F);
+    }
+    let shortest = match width {
+        1 => true,
+        2 => value >= 0x80,
+        3 => value >= 0x800,
+        _ => value >= 0x10000,
+    };
+    if !shortest {
+        return "invalid length of a UTF-8 sequence";
+    }
+    "invalid Unicode character"
 }
 
 /// Offsets of the starts of lines. A line ends at `\n`; a lone `\r` is not a line break for our

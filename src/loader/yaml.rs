@@ -37,7 +37,14 @@ pub const MAX_ALIAS_NODES: usize = 1_000_000;
 /// Loads the first YAML document of `file` as Puppet's `yaml_data` does (reference §6.1).
 pub fn load(file: &SourceFile) -> Document {
     let mut loader = Loader::new(file.text());
+    loader.reader_check(file);
     loader.run();
+    if let Some(at) = loader.truncate_at {
+        let extra = std::mem::take(&mut loader.issues);
+        loader = Loader::new(&file.text()[..at]);
+        loader.run();
+        loader.issues.extend(extra);
+    }
     let mut doc = loader.finish();
     if let Some(at) = file.invalid_utf8_at {
         let at = at.min(file.text().len());
@@ -166,6 +173,19 @@ struct Loader<'a> {
     documents: usize,
     /// After the first document: events are only read for the comment scan.
     skipping: bool,
+    /// The file holds a tab (libyaml's tab rules are checked only then).
+    has_tabs: bool,
+    /// End of the previous token, for libyaml's whitespace checks between tokens.
+    tok_end: usize,
+    /// The previous token was a plain scalar: its start and libyaml's indent for it (the column
+    /// of the innermost block collection plus one).
+    prev_plain: Option<(usize, usize)>,
+    /// libyaml's reader rejected the text (a control character, invalid UTF-8): that is the only
+    /// syntax error Psych reports.
+    reader_error: bool,
+    /// saphyr failed on a token after a complete flow root before reporting the root (its
+    /// scanner looks ahead); the document is re-read up to here.
+    truncate_at: Option<usize>,
 }
 
 impl<'a> Loader<'a> {
@@ -183,6 +203,41 @@ impl<'a> Loader<'a> {
             last_end: 0,
             documents: 0,
             skipping: false,
+            has_tabs: text.as_bytes().contains(&b'\t'),
+            tok_end: 0,
+            prev_plain: None,
+            reader_error: false,
+            truncate_at: None,
+        }
+    }
+
+    /// libyaml's reader refuses control characters and invalid UTF-8 before any parsing; Psych
+    /// reports it with an unset context mark, so always `at line 1 column 1`.
+    fn reader_check(&mut self, file: &SourceFile) {
+        let control = self.text.char_indices().find(|&(_, c)| {
+            !matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{A0}'..='\u{D7FF}'
+                | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+        });
+        let utf8 = file
+            .invalid_utf8_at
+            .zip(file.invalid_utf8_problem)
+            .map(|(at, problem)| (at.min(self.text.len()), problem));
+        let first = match (control, utf8) {
+            (Some((c, _)), Some((u, p))) if u < c => Some((u, p)),
+            (Some((c, _)), _) => Some((c, "control characters are not allowed")),
+            (None, u) => u,
+        };
+        if let Some((at, problem)) = first {
+            let end = self.text[at..]
+                .chars()
+                .next()
+                .map_or(at, |c| at + c.len_utf8());
+            self.issues.push(LoadIssue {
+                kind: LoadIssueKind::Syntax,
+                span: Span::new(at, end),
+                message: format!("{problem} at line 1 column 1"),
+            });
+            self.reader_error = true;
         }
     }
 
@@ -227,9 +282,29 @@ impl<'a> Loader<'a> {
     /// Handles one event; false stops the run.
     fn event(&mut self, ev: Event<'a>, sspan: &SaphyrSpan) -> bool {
         let (start, end) = self.span(sspan);
+        if !self.skipping && self.has_tabs {
+            let upto = match ev {
+                Event::StreamEnd => self.text.len(),
+                Event::StreamStart | Event::Nothing => 0,
+                _ => start,
+            };
+            if upto > 0 && !self.check_tabs(upto) {
+                return false;
+            }
+        }
         let cont = match ev {
+            Event::StreamEnd if self.documents == 0 => self.check_stream_start(self.text.len()),
             Event::StreamStart | Event::StreamEnd | Event::Nothing | Event::DocumentEnd => true,
             Event::DocumentStart(explicit) => {
+                if explicit {
+                    self.tok_end = self.tok_end.max((start + 3).min(self.text.len()));
+                    self.prev_plain = None;
+                    if self.documents == 0 && !self.check_directives(start) {
+                        return false;
+                    }
+                } else if self.documents == 0 && !self.check_stream_start(start) {
+                    return false;
+                }
                 self.documents += 1;
                 if self.documents == 2 {
                     let span = if explicit {
@@ -249,10 +324,11 @@ impl<'a> Loader<'a> {
                 true
             }
             Event::Scalar(value, style, anchor_id, tag) => {
-                self.scalar(value, style, anchor_id, tag.as_deref(), start, end);
-                true
+                self.scalar(value, style, anchor_id, tag.as_deref(), start, end)
             }
             Event::Alias(id) => {
+                self.tok_end = end;
+                self.prev_plain = None;
                 if self.skipping {
                     true
                 } else {
@@ -265,10 +341,7 @@ impl<'a> Loader<'a> {
             Event::MappingStart(anchor_id, tag) => {
                 self.open(false, anchor_id, tag.as_deref(), start, end)
             }
-            Event::SequenceEnd | Event::MappingEnd => {
-                self.close(end);
-                true
-            }
+            Event::SequenceEnd | Event::MappingEnd => self.close(end),
         };
         self.last_end = self.last_end.max(end);
         cont
@@ -361,7 +434,7 @@ impl<'a> Loader<'a> {
         tag: Option<&saphyr_parser::Tag>,
         start: usize,
         end: usize,
-    ) {
+    ) -> bool {
         let (props, content_start) = self.props(start, end, anchor_id, tag);
         let content_start = content_start.min(end);
         let b = self.text.as_bytes();
@@ -413,8 +486,36 @@ impl<'a> Loader<'a> {
             };
             self.no_comment.push(range);
         }
+        let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+        let is_key = matches!(
+            self.stack.last(),
+            Some(Frame {
+                kind: FrameKind::Map { key: None, .. },
+                ..
+            })
+        );
+        if !self.skipping {
+            if block
+                && self.has_tabs
+                && !self.check_block_scalar_tabs(span.start as usize, start, end)
+            {
+                return false;
+            }
+            if is_key
+                && style == ScalarStyle::Plain
+                && value.is_empty()
+                && props.anchor_id == 0
+                && props.tag.is_none()
+                && !self.check_empty_key(start)
+            {
+                return false;
+            }
+        }
+        self.tok_end = if block { end } else { span.end as usize };
+        self.prev_plain = (style == ScalarStyle::Plain && !value.is_empty())
+            .then(|| (span.start as usize, self.plain_indent()));
         if self.skipping {
-            return;
+            return true;
         }
         let text: Arc<str> = Arc::from(value.as_ref());
         let resolved = psych::scalar(
@@ -441,7 +542,7 @@ impl<'a> Loader<'a> {
             anchor: props.anchor,
             from_alias: false,
         };
-        self.finish_node(node, props.anchor_id, 1, 0);
+        self.finish_node(node, props.anchor_id, 1, 0)
     }
 
     fn alias(&mut self, id: usize, start: usize, end: usize) -> bool {
@@ -483,8 +584,7 @@ impl<'a> Loader<'a> {
         node.span = Span::new(start, end);
         node.from_alias = true;
         node.anchor = None;
-        self.finish_node(node, 0, count, height);
-        true
+        self.finish_node(node, 0, count, height)
     }
 
     fn open(
@@ -504,6 +604,10 @@ impl<'a> Loader<'a> {
         }
         let (props, content_start) = self.props(start, end.max(start), anchor_id, tag);
         let flow = matches!(self.text.as_bytes().get(content_start), Some(b'[' | b'{'));
+        if flow {
+            self.tok_end = content_start + 1;
+            self.prev_plain = None;
+        }
         let kind = if seq {
             FrameKind::Seq(Vec::new())
         } else {
@@ -530,11 +634,13 @@ impl<'a> Loader<'a> {
         true
     }
 
-    fn close(&mut self, end: usize) {
+    fn close(&mut self, end: usize) -> bool {
         let Some(frame) = self.stack.pop() else {
-            return;
+            return true;
         };
         let end = if frame.flow {
+            self.tok_end = end;
+            self.prev_plain = None;
             end.max(frame.end)
         } else {
             frame.end
@@ -581,7 +687,7 @@ impl<'a> Loader<'a> {
             }
         };
         if self.skipping {
-            return;
+            return true;
         }
         let node = Node {
             span,
@@ -590,7 +696,7 @@ impl<'a> Loader<'a> {
             anchor: props.anchor,
             from_alias: false,
         };
-        self.finish_node(node, props.anchor_id, count, height);
+        self.finish_node(node, props.anchor_id, count, height)
     }
 
     fn issue_at_tag(&mut self, kind: LoadIssueKind, props: &Props, span: Span, message: String) {
@@ -673,7 +779,7 @@ impl<'a> Loader<'a> {
     }
 
     /// A node is complete: remember it if anchored, then give it to its parent.
-    fn finish_node(&mut self, node: Node, anchor_id: usize, count: usize, height: usize) {
+    fn finish_node(&mut self, node: Node, anchor_id: usize, count: usize, height: usize) -> bool {
         if anchor_id > 0 {
             self.anchors.insert(
                 anchor_id,
@@ -685,21 +791,32 @@ impl<'a> Loader<'a> {
             );
         }
         let end = node.span.end as usize;
+        let in_flow = self.stack.iter().any(|f| f.flow);
         let Some(parent) = self.stack.last_mut() else {
             if self.root.is_none() {
                 self.root = Some((node, count, height));
             }
-            return;
+            return true;
         };
         parent.count = parent.count.saturating_add(count);
         parent.height = parent.height.max(height + 1);
         parent.end = parent.end.max(end);
+        let mut long_key = None;
         match &mut parent.kind {
             FrameKind::Seq(items) => items.push(node),
-            FrameKind::Map { key, .. } => match key.take() {
-                None => *key = Some(node),
+            FrameKind::Map { key, entries, .. } => match key.take() {
+                None => {
+                    if !in_flow {
+                        long_key = Some((node.span, parent.start, entries.is_empty()));
+                    }
+                    *key = Some(node);
+                }
                 Some(k) => self.entry(k, node),
             },
+        }
+        match long_key {
+            Some((key_span, map_start, first)) => self.check_key_length(key_span, map_start, first),
+            None => true,
         }
     }
 
@@ -768,6 +885,289 @@ impl<'a> Loader<'a> {
         }
     }
 
+    // ----- what libyaml rejects and saphyr accepts --------------------------------------------
+    //
+    // Each check reproduces one libyaml 0.2.5 rule (the C source Psych 4.0.3 bundles) with the
+    // message Psych gives for it; `fixtures/yaml/malformed/` holds a recorded case for each.
+
+    /// 0-based character column of a byte offset.
+    fn col(&self, byte: usize) -> usize {
+        let byte = crate::span::floor_char_boundary(self.text, byte);
+        let line_start = self.text[..byte].rfind('\n').map_or(0, |p| p + 1);
+        self.text[line_start..byte].chars().count()
+    }
+
+    /// Psych's ` at line L column C` (libyaml's context mark, 1-based).
+    fn psych_at(&self, byte: usize) -> String {
+        let (line, column) = line_col(self.text, byte);
+        format!(" at line {line} column {column}")
+    }
+
+    fn syntax_at(&mut self, at: usize, problem: &str, context_at: usize) -> bool {
+        let message = format!("{problem}{}", self.psych_at(context_at));
+        let end = (at + 1).min(self.text.len()).max(at);
+        let end = crate::span::floor_char_boundary(self.text, end).max(at);
+        self.stop_syntax(Span::new(at, end), message)
+    }
+
+    /// libyaml's indent while it scans a plain scalar: the column of the innermost block
+    /// collection, plus one (0 at the top level).
+    fn plain_indent(&self) -> usize {
+        self.stack
+            .iter()
+            .rev()
+            .find(|f| !f.flow)
+            .map_or(0, |f| self.col(f.start) + 1)
+    }
+
+    /// Tabs in the whitespace before the next token (`upto`), as libyaml treats them
+    /// (`yaml_parser_scan_to_next_token`, `yaml_parser_scan_plain_scalar`): in block context a
+    /// tab may not start a line's indentation, nor follow a `-` or `?` indicator; after a plain
+    /// scalar, a tab left of its indentation ends the file. Tabs elsewhere are skipped.
+    fn check_tabs(&mut self, upto: usize) -> bool {
+        let from = self.tok_end;
+        let b = self.text.as_bytes();
+        let upto = upto.min(b.len());
+        if from >= upto || !b[from..upto].contains(&b'\t') {
+            return true;
+        }
+        let flow = self.stack.iter().any(|f| f.flow);
+        let plain = self.prev_plain;
+        let mut plain_running = plain.is_some();
+        let mut broke = false;
+        let mut line_ws = from == 0 || b[from - 1] == b'\n';
+        let mut after_indicator = false;
+        let mut col = if line_ws { 0 } else { self.col(from) };
+        let mut i = from;
+        while i < upto {
+            let c = b[i];
+            match c {
+                b'\n' => {
+                    line_ws = true;
+                    broke = true;
+                    after_indicator = false;
+                    col = 0;
+                }
+                b'\r' => {}
+                b' ' => col += 1,
+                b'\t' => {
+                    if let (true, Some((start, indent))) = (plain_running, plain) {
+                        if broke && col < indent {
+                            return self.syntax_at(
+                                i,
+                                "found a tab character that violates indentation while scanning \
+                                 a plain scalar",
+                                start,
+                            );
+                        }
+                    } else if !flow && (line_ws || after_indicator) {
+                        return self.syntax_at(
+                            i,
+                            "found character that cannot start any token while scanning for the \
+                             next token",
+                            i,
+                        );
+                    }
+                    col += 1;
+                }
+                b'#' if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') => {
+                    plain_running = false;
+                    line_ws = false;
+                    after_indicator = false;
+                    while i < upto && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                _ => {
+                    plain_running = false;
+                    line_ws = false;
+                    after_indicator = matches!(c, b'-' | b'?')
+                        && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+                    if c < 0x80 || c >= 0xC0 {
+                        col += 1;
+                    }
+                }
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Tabs around a block scalar's content (`yaml_parser_scan_block_scalar_breaks`): before the
+    /// first content line a tab may not appear in the indentation at all, after it not left of
+    /// the content's indentation (this includes the line that ends the scalar).
+    fn check_block_scalar_tabs(&mut self, indicator: usize, content: usize, end: usize) -> bool {
+        let b = self.text.as_bytes();
+        let Some(nl) = b[indicator..].iter().position(|&c| c == b'\n') else {
+            return true;
+        };
+        let mut i = indicator + nl + 1;
+        let has_content = end > content && content >= i;
+        let indent = if has_content { self.col(content) } else { 0 };
+        while i < b.len() {
+            let mut col = 0;
+            let mut j = i;
+            while j < b.len() && b[j] == b' ' {
+                j += 1;
+                col += 1;
+            }
+            let before_content = !has_content || j < content;
+            if b.get(j) == Some(&b'\t') && (before_content || col < indent) {
+                return self.syntax_at(
+                    j,
+                    "found a tab character where an indentation space is expected while \
+                     scanning a block scalar",
+                    indicator,
+                );
+            }
+            let blank = matches!(b.get(j), None | Some(b'\n' | b'\r'));
+            if !blank && !before_content && col < indent {
+                break;
+            }
+            if !blank && j >= end {
+                break;
+            }
+            match b[j..].iter().position(|&c| c == b'\n') {
+                Some(p) => i = j + p + 1,
+                None => break,
+            }
+        }
+        true
+    }
+
+    /// A mapping key that is nothing but the `:` indicator. libyaml 0.2.5 refuses it in a block
+    /// mapping (`did not find expected key`, at the mapping's start) and in flow context (`did
+    /// not find expected node content`); an explicit `? ` key may be empty.
+    fn check_empty_key(&mut self, at: usize) -> bool {
+        let b = self.text.as_bytes();
+        if b.get(at) != Some(&b':') {
+            return true;
+        }
+        let explicit = find_indicator(b, self.tok_end, at, b'?');
+        if explicit {
+            return true;
+        }
+        let in_flow = self.stack.iter().any(|f| f.flow);
+        if in_flow {
+            return self.syntax_at(
+                at,
+                "did not find expected node content while parsing a flow node",
+                at,
+            );
+        }
+        let map_start = self.stack.last().map_or(at, |f| f.start);
+        self.syntax_at(
+            at,
+            "did not find expected key while parsing a block mapping",
+            map_start,
+        )
+    }
+
+    /// libyaml forgets a possible simple key once the scanner is more than 1024 characters past
+    /// its start (`yaml_parser_stale_simple_keys`): a longer implicit key is an error at its `:`.
+    fn check_key_length(&mut self, key: Span, map_start: usize, first: bool) -> bool {
+        let b = self.text.as_bytes();
+        let mut p = key.end as usize;
+        while p < b.len() && matches!(b[p], b' ' | b'\t') {
+            p += 1;
+        }
+        if b.get(p) != Some(&b':') || p - (key.start as usize) <= 1024 {
+            return true;
+        }
+        let chars = self.text[key.start as usize..p].chars().count();
+        if chars <= 1024 {
+            return true;
+        }
+        let required = !first && self.col(key.start as usize) == self.col(map_start);
+        if required {
+            self.syntax_at(
+                key.start as usize,
+                "could not find expected ':' while scanning a simple key",
+                key.start as usize,
+            )
+        } else {
+            self.syntax_at(p, "mapping values are not allowed in this context", p)
+        }
+    }
+
+    /// Directives before the first `---` (`yaml_parser_scan_directive`,
+    /// `yaml_parser_process_directives`): only `%YAML 1.1`/`%YAML 1.2` and `%TAG`.
+    fn check_directives(&mut self, doc_start: usize) -> bool {
+        let head = &self.text[..doc_start.min(self.text.len())];
+        let mut offset = 0;
+        for line in head.split_inclusive('\n') {
+            let at = offset;
+            offset += line.len();
+            let Some(rest) = line.strip_prefix('%') else {
+                continue;
+            };
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            match name.as_str() {
+                "YAML" => {
+                    let version = rest[4..].trim_start();
+                    let version = version
+                        .split([' ', '\t', '\r', '\n', '#'])
+                        .next()
+                        .unwrap_or("");
+                    let ok = matches!(version.split_once('.'), Some((major, minor))
+                        if major.parse::<u32>() == Ok(1)
+                            && matches!(minor.parse::<u32>(), Ok(1 | 2)));
+                    if !ok {
+                        return self.syntax_at(at, "found incompatible YAML document", at);
+                    }
+                }
+                "TAG" => {}
+                _ => {
+                    return self.syntax_at(
+                        at,
+                        "found unknown directive name while scanning a directive",
+                        at,
+                    );
+                }
+            }
+        }
+        true
+    }
+
+    /// A stream whose first token is `...`: libyaml expects a node for the implicit first
+    /// document and fails; saphyr skips the marker.
+    fn check_stream_start(&mut self, first_token: usize) -> bool {
+        let b = self.text.as_bytes();
+        // The first token saphyr reports is after the marker; find the marker before it.
+        let mut i = 0;
+        while i < first_token.min(b.len()) {
+            let line_end = b[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |p| i + p);
+            let line = &b[i..line_end];
+            let trimmed = line
+                .iter()
+                .position(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+                .map(|p| &line[p..]);
+            match trimmed {
+                None | Some([b'#', ..]) => i = line_end + 1,
+                Some(_) => {
+                    if line.starts_with(b"...")
+                        && matches!(line.get(3), None | Some(b' ' | b'\t' | b'\r'))
+                    {
+                        return self.syntax_at(
+                            i,
+                            "did not find expected node content while parsing a block node",
+                            i,
+                        );
+                    }
+                    break;
+                }
+            }
+        }
+        true
+    }
+
     // ----- errors and the end -----------------------------------------------------------------
 
     fn stop_with(&mut self, kind: LoadIssueKind, span: Span, message: String) -> bool {
@@ -782,11 +1182,245 @@ impl<'a> Loader<'a> {
         false
     }
 
+    /// A syntax error: fatal, unless it lies after the first document (Psych never reads it).
+    fn stop_syntax(&mut self, span: Span, message: String) -> bool {
+        if self.reader_error {
+            return false;
+        }
+        if self.skipping {
+            return self.after_document(span, &message);
+        }
+        self.stop_with(LoadIssueKind::Syntax, span, message)
+    }
+
+    /// An error Psych does not see because `Psych.parse` returns at the end of the first
+    /// document: reported, not fatal.
+    fn after_document(&mut self, span: Span, message: &str) -> bool {
+        self.comment_limit = self.comment_limit.min(span.start as usize);
+        self.issues.push(LoadIssue {
+            kind: LoadIssueKind::ExtraDocument,
+            span,
+            message: format!(
+                "after the first document: {message}; Puppet reads only the first document, so \
+                 it ignores this"
+            ),
+        });
+        false
+    }
+
+    /// A saphyr scan/parse error, reworded as libyaml/Psych words it, with libyaml's context mark
+    /// (the start of the construct being parsed, which Psych prints) in the message; the span is
+    /// where parsing stopped.
     fn syntax_error(&mut self, e: &ScanError) {
         let m = e.marker();
         let at = self.offsets.byte(m.index());
-        let message = format!("{} at line {} column {}", e.info(), m.line(), m.col() + 1);
-        self.stop_with(LoadIssueKind::Syntax, Span::empty(at), message);
+        if self.has_tabs && !self.skipping && !self.check_tabs(at) {
+            return;
+        }
+        let end = crate::span::floor_char_boundary(self.text, (at + 1).min(self.text.len()));
+        let span = Span::new(at, end.max(at));
+        let info = e.info();
+        // Errors saphyr raises where libyaml just ends the first document (an explicit end
+        // marker followed by content, a directive without `...`, a stray closing bracket after
+        // a flow root): Psych returns the first document.
+        let root_done = self.root.is_some() && self.stack.is_empty()
+            || (info == "misplaced bracket" && self.stack.iter().all(|f| f.flow));
+        let libyaml_ends_document = matches!(
+            info,
+            "did not find expected <document start>"
+                | "did not find expected <document-start>"
+                | "missing explicit document end marker before directive"
+                | "invalid content after document end marker"
+                | "misplaced bracket"
+        );
+        if root_done && libyaml_ends_document || self.skipping {
+            let saphyr = format!("{info}{}", self.psych_at(at));
+            self.after_document(span, &saphyr);
+            if self.root.is_none() && !self.skipping && at > 0 {
+                self.truncate_at = Some(at);
+            }
+            return;
+        }
+        let (message, context_at) = self.psych_wording(info, at);
+        let message = match context_at {
+            Some(c) => format!("{message}{}", self.psych_at(c)),
+            None => message,
+        };
+        self.stop_syntax(span, message);
+    }
+
+    /// Maps saphyr's error text to libyaml's `problem context` wording and context mark.
+    fn psych_wording(&self, info: &str, at: usize) -> (String, Option<usize>) {
+        let innermost = |flow: Option<bool>, seq: Option<bool>| {
+            self.stack.iter().rev().find(|f| {
+                flow.is_none_or(|fl| f.flow == fl)
+                    && seq.is_none_or(|s| matches!(f.kind, FrameKind::Seq(_)) == s)
+            })
+        };
+        let by_context = || -> (String, Option<usize>) {
+            match self.stack.last() {
+                Some(f) if f.flow && matches!(f.kind, FrameKind::Seq(_)) => (
+                    "did not find expected ',' or ']' while parsing a flow sequence".into(),
+                    Some(f.start),
+                ),
+                Some(f) if f.flow => (
+                    "did not find expected ',' or '}' while parsing a flow mapping".into(),
+                    Some(f.start),
+                ),
+                Some(f) if matches!(f.kind, FrameKind::Seq(_)) => (
+                    "did not find expected '-' indicator while parsing a block collection".into(),
+                    Some(f.start),
+                ),
+                Some(f) => (
+                    "did not find expected key while parsing a block mapping".into(),
+                    Some(f.start),
+                ),
+                None => (format!("{info}"), Some(at)),
+            }
+        };
+        let reorder = |context: &str, problem: &str| (format!("{problem} {context}"), Some(at));
+        match info {
+            "while parsing a block mapping, did not find expected key" => {
+                let f = innermost(Some(false), Some(false));
+                (
+                    "did not find expected key while parsing a block mapping".into(),
+                    Some(f.map_or(at, |f| f.start)),
+                )
+            }
+            "while parsing a block collection, did not find expected '-' indicator" => {
+                let f = innermost(Some(false), Some(true));
+                (
+                    "did not find expected '-' indicator while parsing a block collection".into(),
+                    Some(f.map_or(at, |f| f.start)),
+                )
+            }
+            "while parsing a flow sequence, expected ',' or ']'"
+            | "while parsing a flow mapping, did not find expected ',' or '}'"
+            | "illegal placement of ':' indicator"
+            | "misplaced bracket"
+            | "invalid trailing content after double-quoted scalar" => by_context(),
+            // saphyr ends the document at a BOM that starts a line; libyaml reads it as part
+            // of the root collection and fails there.
+            "a byte order mark must not appear inside a document" => match &self.root {
+                Some((n, _, _)) if self.stack.is_empty() => match n.kind {
+                    NodeKind::Map(_) => (
+                        "did not find expected key while parsing a block mapping".into(),
+                        Some(n.span.start as usize),
+                    ),
+                    NodeKind::Seq(_) => (
+                        "did not find expected '-' indicator while parsing a block collection"
+                            .into(),
+                        Some(n.span.start as usize),
+                    ),
+                    NodeKind::Scalar(_) => (info.into(), Some(at)),
+                },
+                _ => by_context(),
+            },
+            "while parsing a node, did not find expected node content" => {
+                let kind = if self.stack.iter().any(|f| f.flow) {
+                    "flow"
+                } else {
+                    "block"
+                };
+                (
+                    format!("did not find expected node content while parsing a {kind} node"),
+                    Some(at),
+                )
+            }
+            "while parsing node, found unknown anchor" => {
+                let b = self.text.as_bytes();
+                let name_end = token_end(b, at + 1, b.len());
+                let name = self.text.get(at + 1..name_end).unwrap_or("");
+                // Psych::BadAlias, raised while building values: no position.
+                (format!("Unknown alias: {name}"), None)
+            }
+            "while scanning an anchor or alias, did not find expected alphabetic or numeric character" => {
+                let what = if self.text.as_bytes().get(at) == Some(&b'&') {
+                    "anchor"
+                } else {
+                    "alias"
+                };
+                reorder(
+                    &format!("while scanning an {what}"),
+                    "did not find expected alphabetic or numeric character",
+                )
+            }
+            "simple key expect ':'" | "simple key expected" => (
+                "could not find expected ':' while scanning a simple key".into(),
+                Some(self.simple_key_start(at)),
+            ),
+            "while scanning a verbatim tag, did not find the expected '>'" => {
+                reorder("while scanning a tag", "did not find the expected '>'")
+            }
+            "the handle wasn't declared" => (
+                "found undefined tag handle while parsing a node".into(),
+                Some(at),
+            ),
+            "while scanning a plain scalar, found a tab" => (
+                "found a tab character that violates indentation while scanning a plain scalar"
+                    .into(),
+                Some(at),
+            ),
+            "tabs disallowed within this context (block indentation)" => (
+                "found character that cannot start any token while scanning for the next token"
+                    .into(),
+                Some(at),
+            ),
+            "found unprintable character" => ("control characters are not allowed".into(), Some(0)),
+            _ => {
+                if let Some(c) = info.strip_prefix("unexpected character: ") {
+                    let _ = c;
+                    return (
+                        "found character that cannot start any token while scanning for the \
+                         next token"
+                            .into(),
+                        Some(at),
+                    );
+                }
+                // "while <context>, <problem>" → "<problem> while <context>" (libyaml's order).
+                if let Some((context, problem)) = info
+                    .strip_prefix("while ")
+                    .and_then(|r| r.split_once(", "))
+                {
+                    return reorder(&format!("while {context}"), problem);
+                }
+                (info.to_string(), Some(at))
+            }
+        }
+    }
+
+    /// Where the simple key that lacks its `:` started: the first token of the last non-blank,
+    /// non-comment line before `at`.
+    fn simple_key_start(&self, at: usize) -> usize {
+        let b = self.text.as_bytes();
+        let mut end = at.min(b.len());
+        loop {
+            let line_start = b[..end]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
+            let line = &b[line_start..end];
+            if let Some(p) = line
+                .iter()
+                .position(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+            {
+                if line[p] != b'#' {
+                    let mut q = line_start + p;
+                    // Skip block indicators: the key follows them.
+                    while q + 1 < end && matches!(b[q], b'-' | b'?') && b[q + 1] == b' ' {
+                        q += 2;
+                        while q < end && b[q] == b' ' {
+                            q += 1;
+                        }
+                    }
+                    return q;
+                }
+            }
+            if line_start == 0 {
+                return at;
+            }
+            end = line_start - 1;
+        }
     }
 
     /// Closes what is still open after an error, keeping the partial tree.
@@ -844,6 +1478,26 @@ fn quoted_end(b: &[u8], start: usize, limit: usize, quote: u8) -> usize {
         }
     }
     limit
+}
+
+/// Whether `b[from..to]` holds the indicator `ind` (followed by a blank) outside comments.
+fn find_indicator(b: &[u8], from: usize, to: usize, ind: u8) -> bool {
+    let mut i = from;
+    let to = to.min(b.len());
+    while i < to {
+        match b[i] {
+            c if c == ind && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n')) => {
+                return true
+            }
+            b'#' if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') => {
+                while i < to && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 /// The first `|` or `>` in `b[from..to]` outside comments.

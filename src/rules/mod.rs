@@ -6,7 +6,9 @@
 //! hiera.yaml, H2xx interpolation, H3xx facts and variables, H4xx lookup_options and merges,
 //! H9xx hieralint itself (configuration, suppressions).
 
+pub mod interpolation_method_in_hiera_config;
 pub mod invalid_config;
+pub mod invalid_hiera_config;
 pub mod misplaced_suppression;
 pub mod unknown_rule_in_suppression;
 pub mod unreadable_file;
@@ -120,7 +122,10 @@ pub fn registry() -> &'static [&'static dyn Rule] {
     REGISTRY
 }
 
-static REGISTRY: &[&dyn Rule] = &[];
+static REGISTRY: &[&dyn Rule] = &[
+    &invalid_hiera_config::InvalidHieraConfig,
+    &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
+];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
 /// suppressions).
