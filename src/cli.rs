@@ -29,7 +29,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check hiera.yaml and Hiera data files (default: the current directory)
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// List every rule
     Rules,
     /// Print a rule's documentation

@@ -301,7 +301,9 @@ fn xml_elements(xml: &str) -> Vec<(String, Vec<(String, String)>)> {
                         let a = a.unwrap();
                         (
                             String::from_utf8(a.key.as_ref().to_vec()).unwrap(),
-                            a.unescape_value().unwrap().to_string(),
+                            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                                .unwrap()
+                                .to_string(),
                         )
                     })
                     .collect();
