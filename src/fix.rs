@@ -5,12 +5,18 @@
 //! a fix that overlaps one already taken is left for the next pass (the caller re-checks after
 //! fixing and fixes again until nothing changes), and the edits are made from the end of the
 //! text so that earlier offsets stay valid.
+//!
+//! A fix must never change what Puppet reads. [`plan`] checks it: when the file loads cleanly
+//! before the edit, it must load cleanly after it with equal data ([`preserves_data`]); a fix
+//! that fails the check is refused, not applied. (Fixes that make a file loadable, such as
+//! quoting an unquoted date, start from a file Puppet rejects and are the rule's to prove.)
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::diag::{Diagnostic, Fix};
+use crate::loader::{self, Format};
 use crate::span::SourceFile;
 
 /// The edits for one file.
@@ -68,7 +74,71 @@ pub fn apply_to_text(text: &str, fixes: &[&Fix]) -> (String, usize, usize) {
     (out, taken.len(), skipped)
 }
 
-/// The fixes of `diags`, applied per file. Files whose text would not change are left out.
+/// Whether `after` gives Puppet the same data as `before`. `true` when `before` does not load
+/// cleanly (a syntax error, a date, a forbidden tag): there is no data to keep then.
+pub fn preserves_data(path: &std::path::Path, before: &str, after: &str) -> bool {
+    let format = Format::from_extension(path).unwrap_or(Format::Yaml);
+    let b = loader::load(format, &SourceFile::new(path, before));
+    if b.fatal_issue().is_some() {
+        return true;
+    }
+    let a = loader::load(format, &SourceFile::new(path, after));
+    a.fatal_issue().is_none() && a.puppet_data() == b.puppet_data()
+}
+
+/// A fix [`plan`] refused because it would change the file's data.
+#[derive(Clone, Debug)]
+pub struct Refused {
+    pub file: Arc<SourceFile>,
+    pub fix: Fix,
+}
+
+/// The fixes of `diags`, applied per file, with the fixes refused by [`preserves_data`]. Files
+/// whose text would not change are left out.
+pub fn plan_checked(diags: &[Diagnostic]) -> (Vec<FileFix>, Vec<Refused>) {
+    let mut refused = Vec::new();
+    let mut out = Vec::new();
+    for ff in plan(diags) {
+        if preserves_data(&ff.file.path, ff.file.text(), &ff.fixed) {
+            out.push(ff);
+            continue;
+        }
+        // find the culprits: keep the fixes that preserve the data on their own
+        let fixes: Vec<&Fix> = diags
+            .iter()
+            .filter(|d| d.primary.file.path == ff.file.path)
+            .filter_map(|d| d.fix.as_ref())
+            .collect();
+        let mut keep: Vec<&Fix> = Vec::new();
+        for f in fixes {
+            let (alone, _, _) = apply_to_text(ff.file.text(), &[f]);
+            if preserves_data(&ff.file.path, ff.file.text(), &alone) {
+                keep.push(f);
+            } else if !refused
+                .iter()
+                .any(|r: &Refused| r.fix == *f && r.file.path == ff.file.path)
+            {
+                refused.push(Refused {
+                    file: ff.file.clone(),
+                    fix: f.clone(),
+                });
+            }
+        }
+        let (fixed, applied, skipped) = apply_to_text(ff.file.text(), &keep);
+        if fixed != ff.file.text() && preserves_data(&ff.file.path, ff.file.text(), &fixed) {
+            out.push(FileFix {
+                file: ff.file.clone(),
+                fixed,
+                applied,
+                skipped,
+            });
+        }
+    }
+    (out, refused)
+}
+
+/// The fixes of `diags`, applied per file (unchecked; see [`plan_checked`]). Files whose text
+/// would not change are left out.
 pub fn plan(diags: &[Diagnostic]) -> Vec<FileFix> {
     let mut by_file: BTreeMap<PathBuf, (Arc<SourceFile>, Vec<&Fix>)> = BTreeMap::new();
     for d in diags {
@@ -150,6 +220,23 @@ mod tests {
         let (out, applied, skipped) = apply_to_text(text, &[&bad, &out_of_range, &a, &a2]);
         assert_eq!(out, "é: 2\n");
         assert_eq!((applied, skipped), (1, 2));
+    }
+
+    #[test]
+    fn data_must_be_preserved_when_there_is_data() {
+        let p = std::path::Path::new("x.yaml");
+        assert!(preserves_data(p, "a: on\nb: 1\n", "a: true\nb: 1\n"));
+        assert!(preserves_data(p, "a: x\n", "a: 'x'\n"));
+        assert!(
+            !preserves_data(p, "a: on\n", "a: 'on'\n"),
+            "on is a boolean, 'on' a string"
+        );
+        assert!(
+            !preserves_data(p, "a: 1\n", "a: [\n"),
+            "the fix breaks the file"
+        );
+        // an unloadable file has no data to keep (quoting a date makes it loadable)
+        assert!(preserves_data(p, "a: 2024-01-01\n", "a: '2024-01-01'\n"));
     }
 
     #[test]

@@ -107,6 +107,7 @@ pub fn run_check_with(
 
     if args.diff {
         let out = run::run_with_fixes(&opts);
+        report_refused(&out.refused);
         let mut stdout = std::io::stdout().lock();
         for ff in &out.changed {
             write!(stdout, "{}", fix::unified_diff(ff)).map_err(|e| e.to_string())?;
@@ -132,6 +133,7 @@ pub fn run_check_with(
     let mut stdin_fixed: Option<String> = None;
     let mut result = if args.fix {
         let out = run::run_with_fixes(&opts);
+        report_refused(&out.refused);
         let stdin_id = args.stdin_filename.as_deref().map(crate::paths::identity);
         for ff in &out.changed {
             if stdin_id.as_ref() == Some(&crate::paths::identity(&ff.file.path)) {
@@ -203,6 +205,20 @@ pub fn run_check_with(
         }
     }
     Ok(exit_status(&result, fail_on))
+}
+
+/// Tells about fixes refused because they would change the data (a bug in the rule's fix).
+fn report_refused(refused: &[fix::Refused]) {
+    for r in refused {
+        let lc = r.file.line_col(r.fix.span.start as usize);
+        eprintln!(
+            "hieralint: not applied: the fix \"{}\" at {}:{}:{} would change the data Puppet reads",
+            r.fix.title,
+            r.file.path.display(),
+            lc.line,
+            lc.column
+        );
+    }
 }
 
 fn write_human_to(

@@ -311,6 +311,8 @@ pub struct FixOutcome {
     pub changed: Vec<FileFix>,
     /// Fixes applied over all rounds.
     pub applied: usize,
+    /// Fixes refused because they would change the data Puppet reads.
+    pub refused: Vec<fix::Refused>,
 }
 
 /// Most rounds of fix-then-recheck (a round can only apply non-overlapping fixes; later rounds
@@ -324,9 +326,23 @@ pub fn run_with_fixes(opts: &RunOptions) -> FixOutcome {
     let mut opts = opts.clone();
     let mut originals: BTreeMap<PathBuf, Arc<crate::span::SourceFile>> = BTreeMap::new();
     let mut applied = 0;
+    let mut refused: Vec<fix::Refused> = Vec::new();
     let mut result = run(&opts);
     for _ in 0..MAX_FIX_ROUNDS {
-        let plan = fix::plan(&result.diagnostics);
+        let (plan, no) = fix::plan_checked(&result.diagnostics);
+        // a refused fix comes back every round: record it once
+        for r in no {
+            let key = |r: &fix::Refused| {
+                (
+                    r.file.path.clone(),
+                    r.file.line_col(r.fix.span.start as usize),
+                    r.fix.title.clone(),
+                )
+            };
+            if !refused.iter().any(|x| key(x) == key(&r)) {
+                refused.push(r);
+            }
+        }
         if plan.is_empty() {
             break;
         }
@@ -356,5 +372,6 @@ pub fn run_with_fixes(opts: &RunOptions) -> FixOutcome {
         result,
         changed,
         applied,
+        refused,
     }
 }

@@ -252,21 +252,28 @@ fn config_format_and_fail_on_yield_to_flags() {
 #[test]
 fn fix_applies_rechecks_and_repeats() {
     at_root();
-    let t = env_with("fix", "a: BAD\nb: [BAD, ok]  # keep me\nc: good\n");
+    let original = "a: BAD\nb: [BAD, ok]  # keep me\nc: \"x\"\n";
+    let t = env_with("fix", original);
     let mut o = run::RunOptions::new(vec![t.0.clone()]);
     o.registry = test_rules();
     let out = run::run_with_fixes(&o);
-    // round 1: BAD -> good (2), and the plain `good` -> 'good' (1); round 2: the two new
-    // plain `good`s -> 'good'
+    // round 1: BAD -> "BAD" (2), "x" -> 'x' (1); round 2: the two new "BAD" -> 'BAD'
     assert_eq!(out.applied, 5);
+    assert!(out.refused.is_empty());
     assert_eq!(out.changed.len(), 1);
-    assert_eq!(
-        out.changed[0].fixed,
-        "a: 'good'\nb: ['good', ok]  # keep me\nc: 'good'\n"
-    );
+    let fixed = "a: 'BAD'\nb: ['BAD', ok]  # keep me\nc: 'x'\n";
+    assert_eq!(out.changed[0].fixed, fixed);
     assert!(out.result.diagnostics.is_empty());
+    // what Puppet reads is unchanged
+    let p = t.0.join("data/common.yaml");
+    assert!(hieralint::fix::preserves_data(&p, original, fixed));
+    let data = |text: &str| {
+        hieralint::loader::yaml::load(&hieralint::span::SourceFile::new(&p, text)).puppet_data()
+    };
+    assert_eq!(data(original), data(fixed));
+
     let diff = hieralint::fix::unified_diff(&out.changed[0]);
-    let name = hieralint::paths::slashed(&t.0.join("data/common.yaml"));
+    let name = hieralint::paths::slashed(&p);
     // an absolute path keeps its own `/` after git's `a`/`b` prefix
     assert!(name.starts_with('/'));
     assert!(
@@ -274,32 +281,23 @@ fn fix_applies_rechecks_and_repeats() {
         "{diff}"
     );
     assert!(
-        diff.contains("-a: BAD\n-b: [BAD, ok]  # keep me\n-c: good\n+a: 'good'\n"),
+        diff.contains("-a: BAD\n-b: [BAD, ok]  # keep me\n-c: \"x\"\n+a: 'BAD'\n"),
         "{diff}"
     );
     // nothing was written
-    assert_eq!(
-        t.read("data/common.yaml"),
-        "a: BAD\nb: [BAD, ok]  # keep me\nc: good\n"
-    );
+    assert_eq!(t.read("data/common.yaml"), original);
 
     // --diff: exit 1 when there are fixes, files untouched
     let mut a = args(&[&t.0]);
     a.diff = true;
     assert_eq!(gate::run_check_with(&a, test_rules()).unwrap(), 1);
-    assert_eq!(
-        t.read("data/common.yaml"),
-        "a: BAD\nb: [BAD, ok]  # keep me\nc: good\n"
-    );
+    assert_eq!(t.read("data/common.yaml"), original);
     // --fix writes, then reports what is left (nothing)
     let mut a = args(&[&t.0]);
     a.fix = true;
     a.fail_on = Some(FailOn::Warning);
     assert_eq!(gate::run_check_with(&a, test_rules()).unwrap(), 0);
-    assert_eq!(
-        t.read("data/common.yaml"),
-        "a: 'good'\nb: ['good', ok]  # keep me\nc: 'good'\n"
-    );
+    assert_eq!(t.read("data/common.yaml"), fixed);
     a.diff = true;
     a.fix = false;
     assert_eq!(
@@ -307,6 +305,22 @@ fn fix_applies_rechecks_and_repeats() {
         0,
         "nothing left to fix"
     );
+}
+
+#[test]
+fn fixes_that_change_the_data_are_refused() {
+    at_root();
+    let original = "a: on\nb: BAD\n";
+    let t = env_with("fix-wrong", original);
+    let mut o = run::RunOptions::new(vec![t.0.clone()]);
+    o.registry = vec![&WRONG_FIX, &BAD_VALUE];
+    let out = run::run_with_fixes(&o);
+    assert_eq!(out.refused.len(), 1);
+    assert_eq!(out.refused[0].fix.title, "quote `on`");
+    // the good fix in the same file still applies
+    assert_eq!(out.changed[0].fixed, "a: on\nb: \"BAD\"\n");
+    let codes: Vec<&str> = out.result.diagnostics.iter().map(|d| d.rule.code).collect();
+    assert_eq!(codes, ["H992"], "the refused finding is still reported");
 }
 
 #[test]
@@ -322,7 +336,7 @@ fn suppressed_findings_are_not_fixed() {
     assert_eq!(out.applied, 1);
     assert_eq!(
         out.changed[0].fixed,
-        "a: BAD  # hieralint: ignore[test-bad-value]\nb: good\n"
+        "a: BAD  # hieralint: ignore[test-bad-value]\nb: \"BAD\"\n"
     );
 }
 
@@ -441,7 +455,7 @@ fn stdin_buffer_replaces_the_file_in_its_project() {
     o.stdin = Some((p.clone(), "a: BAD\n".into()));
     let out = run::run_with_fixes(&o);
     assert_eq!(out.changed.len(), 1);
-    assert_eq!(out.changed[0].fixed, "a: good\n");
+    assert_eq!(out.changed[0].fixed, "a: \"BAD\"\n");
     assert_eq!(
         t.read("data/common.yaml"),
         "a: ok\n",

@@ -11,10 +11,11 @@ use hieralint::project::{LoadedFile, Project};
 use hieralint::rules::{Category, Rule, RuleMeta, Sink};
 use hieralint::run::{self, RunOptions, RunResult};
 use hieralint::settings;
-use hieralint::value::NodeKind;
+use hieralint::value::{NodeKind, ScalarStyle};
 
-/// H990 `test-bad-value`: every scalar value whose text is `BAD` (keys are not looked at), with
-/// a secondary label on its key when it is a mapping value, and a fix replacing it by `good`.
+/// H990 `test-bad-value`: every plain scalar value `BAD` (keys are not looked at), with a
+/// secondary label on its key when it is a mapping value, and a fix that double-quotes it (the
+/// same string).
 pub static BAD_META: RuleMeta = RuleMeta {
     code: "H990",
     name: "test-bad-value",
@@ -36,13 +37,13 @@ impl Rule for BadValue {
         let mut stack = vec![(root, None)];
         while let Some((n, key)) = stack.pop() {
             match &n.kind {
-                NodeKind::Scalar(s) if &*s.text == "BAD" => {
+                NodeKind::Scalar(s) if &*s.text == "BAD" && !s.style.is_quoted() => {
                     let mut d = Diagnostic::new(&BAD_META, &file.source, n.span, "value `BAD`")
                         .primary_message("here")
                         .with_fix(Fix {
                             span: n.span,
-                            replacement: "good".to_string(),
-                            title: "replace `BAD` with `good`".to_string(),
+                            replacement: "\"BAD\"".to_string(),
+                            title: "double-quote `BAD`".to_string(),
                         });
                     if let Some(k) = key {
                         d = d.label(&file.source, k, "in this entry");
@@ -61,14 +62,15 @@ impl Rule for BadValue {
 
 pub static BAD_VALUE: BadValue = BadValue;
 
-/// H991 `test-plain-good`: a plain scalar `good`, fixed by quoting it (`'good'`, the same
-/// string). Fixing H990 creates H991 findings, so a run with both needs a second round.
+/// H991 `test-double-quoted`: a double-quoted scalar without `\` or `'`, fixed by single-quoting
+/// it (the same string). Fixing H990 creates H991 findings, so a run with both needs a second
+/// round.
 pub static GOOD_META: RuleMeta = RuleMeta {
     code: "H991",
-    name: "test-plain-good",
+    name: "test-double-quoted",
     category: Category::Style,
-    summary: "a plain scalar `good` (test rule)",
-    doc: "---\ncode: H991\nname: test-plain-good\ncategory: style\n---\n# test-plain-good (H991)\n\n## What it does\nx\n\n## Why is this bad?\nx\n\n## Example\nx\n\n## Options\nNone.\n\n## References\n- tests\n",
+    summary: "a double-quoted scalar that needs no escapes (test rule)",
+    doc: "---\ncode: H991\nname: test-double-quoted\ncategory: style\n---\n# test-double-quoted (H991)\n\n## What it does\nx\n\n## Why is this bad?\nx\n\n## Example\nx\n\n## Options\nNone.\n\n## References\n- tests\n",
     suppressible: true,
 };
 
@@ -84,15 +86,17 @@ impl Rule for PlainGood {
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             match &n.kind {
-                NodeKind::Scalar(s) if &*s.text == "good" && !s.style.is_quoted() => {
+                NodeKind::Scalar(s)
+                    if s.style == ScalarStyle::DoubleQuoted
+                        && !s.text.contains(['\\', '\'', '\n']) =>
+                {
                     sink.report(
-                        Diagnostic::new(&GOOD_META, &file.source, n.span, "plain `good`").with_fix(
-                            Fix {
+                        Diagnostic::new(&GOOD_META, &file.source, n.span, "needless double quotes")
+                            .with_fix(Fix {
                                 span: n.span,
-                                replacement: "'good'".to_string(),
-                                title: "quote it".to_string(),
-                            },
-                        ),
+                                replacement: format!("'{}'", s.text),
+                                title: "single-quote it".to_string(),
+                            }),
                     );
                 }
                 NodeKind::Scalar(_) => {}
@@ -102,6 +106,46 @@ impl Rule for PlainGood {
         }
     }
 }
+
+/// H992 `test-wrong-fix`: a plain `on` (YAML 1.1 true), with a wrong fix that quotes it (the
+/// string `on`): the fix machinery must refuse it.
+pub static WRONG_META: RuleMeta = RuleMeta {
+    code: "H992",
+    name: "test-wrong-fix",
+    category: Category::Style,
+    summary: "a plain `on` (test rule with a fix that changes the data)",
+    doc: "---\ncode: H992\nname: test-wrong-fix\ncategory: style\n---\n# test-wrong-fix (H992)\n\n## What it does\nx\n\n## Why is this bad?\nx\n\n## Example\nx\n\n## Options\nNone.\n\n## References\n- tests\n",
+    suppressible: true,
+};
+
+pub struct WrongFix;
+
+impl Rule for WrongFix {
+    fn meta(&self) -> &'static RuleMeta {
+        &WRONG_META
+    }
+
+    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+        let Some(root) = &file.doc.root else { return };
+        let Some(m) = root.as_map() else { return };
+        for e in &m.entries {
+            if let NodeKind::Scalar(s) = &e.value.kind {
+                if &*s.text == "on" && !s.style.is_quoted() {
+                    sink.report(
+                        Diagnostic::new(&WRONG_META, &file.source, e.value.span, "plain `on`")
+                            .with_fix(Fix {
+                                span: e.value.span,
+                                replacement: "'on'".to_string(),
+                                title: "quote `on`".to_string(),
+                            }),
+                    );
+                }
+            }
+        }
+    }
+}
+
+pub static WRONG_FIX: WrongFix = WrongFix;
 
 pub static PLAIN_GOOD: PlainGood = PlainGood;
 
