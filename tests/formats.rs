@@ -168,6 +168,22 @@ fn sarif_validates_against_the_2_1_0_schema() {
 }
 
 #[test]
+fn sarif_uses_absolute_uris_outside_the_repository() {
+    let t = TempDir::new("sarif-outside");
+    let f = t.write("x.yaml", "a: 1  # hieralint: ignore\n");
+    let (out, _, _) = check(&["--format", "sarif", f.to_str().unwrap()]);
+    let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let art =
+        &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    let id = hieralint::paths::identity(&f);
+    assert_eq!(
+        art["uri"].as_str().unwrap(),
+        format!("file://{}", hieralint::paths::slashed(&id))
+    );
+    assert!(art.get("uriBaseId").is_none());
+}
+
+#[test]
 fn github_annotations() {
     let (out, _, code) = check(&["--format", "github", ENV]);
     assert_eq!(code, 1);
