@@ -210,6 +210,7 @@ fn hook_builds_with_language_rust() {
             "try-repo",
             crate_root().to_str().unwrap(),
             "hieralint",
+            "--verbose", // a passing hook's output is shown only with --verbose
             "--files",
             "data/common.yaml",
             "hiera.yaml",
