@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod engine;
+pub mod facts;
 pub mod fingerprint;
 pub mod fix;
 pub mod gate;
