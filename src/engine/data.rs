@@ -22,6 +22,9 @@ pub struct DataFile {
     /// Key and value spans of the root mapping's entries, by key (the last duplicate wins, as
     /// in Psych).
     pub entries: HashMap<Value, (Span, Span)>,
+    /// Root keys whose values need neither validation errors nor interpolation (`RichData`
+    /// without `%{`): a lookup can return them as they are.
+    pub plain_keys: std::collections::HashSet<Value>,
 }
 
 /// A file the reader rejects.
@@ -105,11 +108,20 @@ impl DataFile {
                 entries.insert(k, (e.key.span, e.value.span));
             }
         }
+        let mut plain_keys = std::collections::HashSet::new();
+        if let Ok(Value::Hash(h)) = &loaded {
+            for (k, v) in h.iter() {
+                if super::types::is_rich_data_value(v) && !has_interpolation(v) {
+                    plain_keys.insert(k.clone());
+                }
+            }
+        }
         DataFile {
             source,
             doc,
             loaded,
             entries,
+            plain_keys,
         }
     }
 
@@ -125,11 +137,23 @@ impl DataFile {
     }
 }
 
+/// Whether a value holds a `%{` anywhere (keys included).
+pub fn has_interpolation(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains("%{"),
+        Value::Array(a) => a.iter().any(has_interpolation),
+        Value::Hash(h) => h
+            .iter()
+            .any(|(k, v)| has_interpolation(k) || has_interpolation(v)),
+        _ => false,
+    }
+}
+
 /// Parsed files by path and format, shared by every session; a file whose text changed (a new
 /// `SourceFile` from the [`Vfs`]) is parsed again.
 #[derive(Default)]
 pub struct FileCache {
-    files: RwLock<HashMap<(PathBuf, Format), Arc<DataFile>>>,
+    files: RwLock<super::vfs::FastMap<(PathBuf, Format), Arc<DataFile>>>,
 }
 
 impl FileCache {
