@@ -2071,7 +2071,7 @@ impl<'a> Cx<'a> {
                         if *self.in_location.borrow() && self.eng.opts.puppet == PuppetVersion::V8 {
                             // 8.x: avoid_hiera_interpolation_errors (PUP-11751).
                             self.warn(format!(
-                                "Interpolation failed with '{msg}', but compilation continuing; "
+                                "Interpolation failed with '{name}', but compilation continuing; {reason}"
                             ));
                             return Ok(None);
                         }
