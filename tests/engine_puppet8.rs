@@ -7,13 +7,15 @@
 use std::path::{Path, PathBuf};
 
 use hieralint::engine::{
-    Engine, EngineOptions, EnvironmentSpec, ErrorKind, LookupOutcome, PuppetVersion, Scope,
-    Strict, Trusted,
+    Engine, EngineOptions, EnvironmentSpec, ErrorKind, LookupOutcome, PuppetVersion, Scope, Strict,
+    Trusted,
 };
 use hieralint::value::{Hash, Value};
 
 fn dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/engine").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/engine")
+        .join(name)
 }
 
 fn lookup(env: &str, opts: EngineOptions, key: &str) -> LookupOutcome {
@@ -24,7 +26,12 @@ fn lookup(env: &str, opts: EngineOptions, key: &str) -> LookupOutcome {
         certname: Some("web01.example.com".into()),
         ..Default::default()
     };
-    e.lookup(&Scope::for_node(&facts, &t, None, "production"), key, None, false)
+    e.lookup(
+        &Scope::for_node(&facts, &t, None, "production"),
+        key,
+        None,
+        false,
+    )
 }
 
 fn v7() -> EngineOptions {
@@ -47,10 +54,15 @@ fn undefined_variables() {
     // Puppet 7 (strict=warning): warnings, empty strings.
     let o = lookup("puppet8", v7(), "plain");
     assert_eq!(o.value(), Some(&Value::string("ok")));
-    assert_eq!(o.warnings, vec!["Undefined variable 'nosuchvar'; ".to_string()]);
+    assert_eq!(
+        o.warnings,
+        vec!["Undefined variable 'nosuchvar'; ".to_string()]
+    );
     let o = lookup("puppet8", v7(), "undefined_in_value");
     assert_eq!(o.value(), Some(&Value::string("x--y")));
-    assert!(o.warnings.contains(&"Undefined variable 'nope'; ".to_string()));
+    assert!(o
+        .warnings
+        .contains(&"Undefined variable 'nope'; ".to_string()));
 
     // Puppet 7 with strict=error: the hiera.yaml path fails every lookup, with file and line.
     let o = lookup("puppet8", v7_strict(), "plain");
@@ -101,7 +113,10 @@ fn module_keys_outside_the_namespace() {
 #[test]
 fn non_hash_data_files() {
     let list = dir("puppet8-list").join("data/list.yaml");
-    let msg = format!("{}: file does not contain a valid yaml hash", list.display());
+    let msg = format!(
+        "{}: file does not contain a valid yaml hash",
+        list.display()
+    );
     let o = lookup("puppet8-list", v7(), "plain");
     assert_eq!(o.value(), Some(&Value::string("ok")));
     assert_eq!(o.warnings, vec![msg.clone()]);
