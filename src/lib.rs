@@ -4,11 +4,13 @@
 //! Puppet's reader semantics, [`config`] models hiera.yaml, [`engine`] answers lookups exactly as
 //! Puppet does, [`rules`] turns all of that into [`diag::Diagnostic`]s, and [`render`] prints them.
 
+pub mod analysis;
 pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod engine;
+pub mod facts;
 pub mod interp;
 pub mod loader;
 pub mod project;

@@ -228,6 +228,8 @@ fn geq(a: &[u32], b: &[u32]) -> bool {
     true
 }
 
+// The borrow walks `a` and `b` in step, `b` possibly shorter: an index reads clearest.
+#[allow(clippy::needless_range_loop)]
 fn sub_in_place(a: &mut [u32], b: &[u32]) {
     let mut borrow = 0i64;
     for (i, limb) in a.iter_mut().enumerate() {
@@ -263,6 +265,8 @@ impl Mont<'_> {
     }
 
     /// a * b * R^-1 mod n (CIOS).
+    // The carries walk `t`, `a` and `b` by index, as the algorithm is written.
+    #[allow(clippy::needless_range_loop)]
     fn mul(&self, a: &[u32], b: &[u32]) -> Vec<u32> {
         let s = self.s;
         let mut t = vec![0u32; s + 2];
