@@ -33,8 +33,10 @@ use crate::value::{Hash, Value};
 pub(crate) type R<T> = Result<T, LookupError>;
 
 const LOOKUP_OPTIONS: &str = "lookup_options";
-/// Depth limit for nested lookups through interpolation (each level is a Rust call chain).
-const MAX_NESTING: usize = 200;
+/// Depth limit for nested interpolations (lookups of lookups): each level is a long Rust call
+/// chain, and 48 levels fit a 2 MiB thread stack even in debug builds. Puppet has no limit
+/// (Ruby fails with `stack level too deep` much later); real data nests a few levels.
+const MAX_NESTING: usize = 48;
 
 /// A parsed lookup key (`LookupKey`): root key, module name, dotted segments.
 #[derive(Clone, Debug)]
