@@ -182,15 +182,21 @@ impl FileCache {
 /// The file a data_hash function reads could not be read (a directory, unreadable): Ruby's
 /// `Errno` error.
 pub fn read_failure(path: &Path, is_dir: bool) -> LookupError {
-    let msg = if is_dir {
-        format!("Is a directory @ io_fread - {}", path.display())
-    } else {
-        format!(
-            "No such file or directory @ rb_sysopen - {}",
-            path.display()
+    // Recorded with the oracle (a `path:` naming a directory).
+    if is_dir {
+        LookupError::new(
+            ErrorKind::IsADirectory,
+            format!("Is a directory @ io_fread - {}", path.display()),
         )
-    };
-    LookupError::new(ErrorKind::PuppetError, msg)
+    } else {
+        LookupError::new(
+            ErrorKind::NoSuchFile,
+            format!(
+                "No such file or directory @ rb_sysopen - {}",
+                path.display()
+            ),
+        )
+    }
 }
 
 /// What a YAML file gives to `yaml_data`/`eyaml_lookup_key`: the hash, or `{}` with a warning
