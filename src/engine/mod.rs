@@ -3,18 +3,27 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use hieralint::engine::{Engine, EngineOptions, EnvironmentSpec, Scope};
+//! use hieralint::engine::{Engine, EngineOptions, EnvironmentSpec, LookupRequest, Scope};
 //! let engine = Engine::on_disk(
 //!     EnvironmentSpec::in_codedir("/etc/puppetlabs/code".as_ref(), "production"),
 //!     EngineOptions::default(),
 //! );
-//! let scope = Scope::default();
-//! let outcome = engine.lookup(&scope, "ntp::servers", None, false);
+//! let session = engine.session(Arc::new(Scope::default()));
+//! let outcome = session.lookup(&LookupRequest::new("ntp::servers").explain(true));
 //! ```
 //!
-//! An [`Engine`] is built once per environment and shared (it caches parsed files and
-//! hiera.yaml configurations). A [`Session`] is what Puppet keeps per compile: one node's scope,
-//! the lookup_options and the resolved hierarchies; use one per fact set.
+//! An [`Engine`] is built once per environment and shared between threads: it caches parsed
+//! files, hiera.yaml configurations, and lookup outcomes (keyed by the resolved hierarchy's
+//! fingerprint and the scope expressions each lookup read, so fact sets that see the same data
+//! share answers). A [`Session`] is what Puppet keeps per compile: one node's [`Scope`], its
+//! lookup_options and resolved hierarchies; use one per fact set (sessions are not `Send`).
+//!
+//! The code is a port of Puppet's `pops/lookup` classes, method by method ([`lookup`] has the
+//! adapter, providers and interpolation; [`merge`] the strategies and deep_merge; [`layer`] the
+//! configuration's creation errors; [`data`] and [`eyaml`] the backends; [`explain`] the
+//! explanation). Where Puppet's behaviour depends on Ruby (sorting, regexes, `==`), [`ruby`]
+//! reproduces it. Every rule is checked against the cases recorded from Puppet 7.23 in
+//! `fixtures/conformance` (tests/conformance.rs).
 
 pub mod cli;
 pub mod convert;
