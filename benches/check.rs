@@ -1,10 +1,11 @@
 //! The benchmark suite of issue #5 (docs/benchmarks.md): load-and-parse, full check without and
-//! with fact sets, the one-file re-check of a warm process, and fact-set loading, on control
+//! with fact sets, the one-file re-check of a warm process, fact-set loading, and lookups per
+//! second through the engine, on control
 //! repos written by the corpus generator (examples/gen_corpus) and cached under
 //! `target/bench-corpus/`.
 //!
 //! Everything goes through the public pipeline (`scan::load_project`, `check::check`,
-//! `check::recheck_file`), so later work on the rules, the engine and fact-set evaluation shows up
+//! `check::recheck_file`, `Engine::session(..).lookup(..)`), so later work on the rules, the engine and fact-set evaluation shows up
 //! here without changing this file.
 //!
 //! `cargo bench --bench check` runs all groups on the 1.5k, 5k and 15k-file corpora;
@@ -229,12 +230,68 @@ fn load_facts<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
     group.finish();
 }
 
-// TODO(#5): lookups per second. The lookup engine (issue #3, branch `engine`) is not on main
-// yet; when it lands, add a `lookup` group here: build the Engine once for the corpus
-// environment, one `Engine::session(scope)` per fact set, and time
-// `session.lookup(&LookupRequest::new(key))` over every key of the corpus' lookup-keys.txt
-// (Throughput::Elements(keys)). tools/bench/peers.sh already measures Puppet's lookups/s on the
-// same keys.
+/// Lookups per second through the engine (`Engine::session(..).lookup(..)`), one node (the
+/// corpus' first fact set), every key of the corpus' lookup-keys.txt (the keys
+/// tools/bench/peers.sh gives Puppet's batch oracle). `cold`: a new Engine each time, so the
+/// data files the hierarchy reaches are read and parsed, as in the oracle's one pass; `warm`: the
+/// Engine (its parsed-file and hiera.yaml caches) is kept and each pass opens a new Session, as a
+/// long-running process (an editor, a check over many nodes) does.
+fn lookups<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
+    use hieralint::engine::{
+        Engine, EngineOptions, EnvironmentSpec, LookupRequest, PuppetVersion, Scope, Trusted,
+    };
+    use hieralint::value::Hash;
+
+    let mut group = c.benchmark_group(format!("{prefix}lookup"));
+    for files in sizes() {
+        let dir = corpus(files);
+        tune(&mut group, files);
+        let keys: Vec<String> = std::fs::read_to_string(dir.join("lookup-keys.txt"))
+            .expect("lookup-keys.txt")
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        let (sets, errors) = hieralint::facts::load_fact_sets(&fact_files(&dir, 1));
+        assert!(errors.is_empty(), "{errors:?}");
+        let fs = &sets[0];
+        let empty = Hash::new();
+        let scope = std::sync::Arc::new(Scope::for_node(
+            fs.facts.as_hash().unwrap_or(&empty),
+            &Trusted::from_value(&fs.trusted),
+            fs.server_facts.as_ref().and_then(|v| v.as_hash()),
+            "production",
+        ));
+        // Puppet 7's defaults, as the oracle runs
+        let engine = || {
+            Engine::on_disk(
+                EnvironmentSpec::standalone(&dir, "production"),
+                EngineOptions::for_puppet(PuppetVersion::V7),
+            )
+        };
+        let requests: Vec<LookupRequest> = keys.iter().map(|k| LookupRequest::new(k)).collect();
+        let pass = |e: &Engine| {
+            let session = e.session(scope.clone());
+            requests
+                .iter()
+                .filter(|r| session.lookup(r).value().is_some())
+                .count()
+        };
+        let warm = engine();
+        let found = pass(&warm);
+        assert!(
+            found * 10 >= keys.len() * 9,
+            "most keys are found ({found} of {})",
+            keys.len()
+        );
+        group.throughput(Throughput::Elements(keys.len() as u64));
+        group.bench_function(BenchmarkId::new("cold", files), |b| {
+            b.iter(|| pass(&engine()))
+        });
+        group.bench_function(BenchmarkId::new("warm", files), |b| b.iter(|| pass(&warm)));
+    }
+    group.finish();
+}
 
 fn run_all<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
     load_and_parse(c, prefix);
@@ -242,6 +299,7 @@ fn run_all<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
     check_with_facts(c, prefix);
     recheck_one_file(c, prefix);
     load_facts(c, prefix);
+    lookups(c, prefix);
 }
 
 fn main() {

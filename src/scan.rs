@@ -644,10 +644,13 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
 /// Re-reads one file of a loaded project from disk (it changed: the editor case), keeping the
 /// role, layer and environment the scan gave it. The caller puts the result in its place.
 pub fn reload_file(file: &LoadedFile) -> Result<LoadedFile, ScanError> {
-    load_one(&Planned {
-        path: file.source.path.clone(),
-        role: file.role.clone(),
-        layer: file.layer.clone(),
-        env_root: file.env_root.clone(),
-    })
+    load_one(
+        &Planned {
+            path: file.source.path.clone(),
+            role: file.role.clone(),
+            layer: file.layer.clone(),
+            env_root: file.env_root.clone(),
+        },
+        &BTreeMap::new(),
+    )
 }

@@ -3,7 +3,8 @@
 #   - hieralint check (release build), default threads and one thread, without and with facts
 #   - puppet-syntax's Hiera check (PuppetSyntax::Hiera#check, tools/bench/puppet-syntax-hiera.rb)
 #   - yamllint with only key-duplicates enabled
-#   - Puppet's own lookups: the batch oracle (lookups/s in one process) and `puppet lookup`
+#   - lookups: `hieralint lookup --keys-file` vs Puppet's batch oracle (/work/shared/oracle),
+#     `hieralint lookup KEY` vs `puppet lookup KEY`, and whether the answers agree
 # Wall time (hyperfine: mean and standard deviation), CPU time (user+sys) and peak RSS
 # (/usr/bin/time), and hieralint's speedup over each peer. See docs/benchmarks.md.
 #
@@ -102,25 +103,34 @@ done
 
 : > "$out/lookups.txt"
 if [ "$lookups" = 1 ] && command -v puppet >/dev/null && [ -f "$corpus/lookup-keys.txt" ]; then
-  echo "== Puppet lookups (oracle batch and puppet lookup)" >&2
+  echo "== lookups: hieralint lookup vs Puppet (oracle batch, puppet lookup)" >&2
   codedir=$(mktemp -d)
   trap 'rm -rf "$codedir"' EXIT
   mkdir -p "$codedir/environments"
   ln -s "$corpus" "$codedir/environments/production"
   fset=$(find "$corpus/facts" -type f -name '*.json' | LC_ALL=C sort | sed -n 1p)
-  node=$(basename "$fset" .json)
-  nkeys=$(wc -l < "$corpus/lookup-keys.txt")
+  keys=$corpus/lookup-keys.txt
+  nkeys=$(grep -c . "$keys")
+  key=$(sed -n 1p "$keys")
+  # Puppet's in-process rate (startup excluded), best of 3 passes
   rm -f "$out/oracle-timing.jsonl"
   for _ in 1 2 3; do
     ORACLE_TIMING_FILE="$out/oracle-timing.jsonl" ORACLE_WARNINGS_FILE=/dev/null \
-      ruby /work/shared/oracle/lookup-batch.rb "$codedir" production "$fset" \
-      "$corpus/lookup-keys.txt" > "$out/oracle-answers.jsonl" || true
+      ruby /work/shared/oracle/lookup-batch.rb "$codedir" production "$fset" "$keys" \
+      > "$out/oracle-answers.jsonl" || true
   done
-  key=$(sed -n 1p "$corpus/lookup-keys.txt")
-  hyperfine --ignore-failure --warmup 1 --runs 3 --style basic --export-json "$out/puppet-lookup.json" \
+  "$hl" lookup --codedir "$codedir" --facts "$fset" --keys-file "$keys" --format jsonl \
+    > "$out/hieralint-answers.jsonl" || true
+  hyperfine --ignore-failure --warmup 1 --runs 3 --style basic --export-json "$out/lookup.json" \
+    --command-name "hieralint lookup ($nkeys keys, one process)" \
+    "$hl lookup --codedir $codedir --facts $fset --keys-file $keys --format jsonl" \
+    --command-name "Puppet oracle batch ($nkeys keys, one process)" \
+    "ORACLE_WARNINGS_FILE=/dev/null ruby /work/shared/oracle/lookup-batch.rb $codedir production $fset $keys" \
+    --command-name "hieralint lookup (1 key)" \
+    "$hl lookup --codedir $codedir --facts $fset $key" \
     --command-name "puppet lookup (1 key)" \
-    "puppet lookup --codedir $codedir --environment production --node $node --facts $fset $key" >&2
-  printf 'keys\t%s\nnode\t%s\n' "$nkeys" "$node" >> "$out/lookups.txt"
+    "puppet lookup --codedir $codedir --environment production --facts $fset $key" >&2
+  printf 'keys\t%s\nfacts\t%s\n' "$nkeys" "$(basename "$fset")" >> "$out/lookups.txt"
 fi
 
 python3 - "$out" "$nfiles" "$nbytes" <<'PY'
@@ -144,10 +154,22 @@ timing = os.path.join(out, "oracle-timing.jsonl")
 if os.path.exists(timing):
     t = [json.loads(l) for l in open(timing)]
     best = max(t, key=lambda x: x["lookups_per_s"])
-    pl = json.load(open(os.path.join(out, "puppet-lookup.json")))["results"][0]
-    print(f"\nPuppet 7 lookups (oracle batch, {best['keys']} keys, one node, best of {len(t)}): "
-          f"{best['lookups_per_s']:.0f} lookups/s in-process after {best['startup_s']:.2f} s startup; "
-          f"`puppet lookup` for one key: {pl['mean']:.2f} ± {pl['stddev'] or 0:.2f} s per call.")
-    print("hieralint lookups/s: not measured yet, the engine (issue #3) is not on main (TODO(#5)).")
+    lk = {r["command"]: r for r in json.load(open(os.path.join(out, "lookup.json")))["results"]}
+    nk = best["keys"]
+    hb = next(r for c, r in lk.items() if c.startswith("hieralint lookup (") and "1 key" not in c)
+    ob = next(r for c, r in lk.items() if c.startswith("Puppet oracle batch"))
+    h1, p1 = lk["hieralint lookup (1 key)"], lk["puppet lookup (1 key)"]
+    a = [json.loads(l) for l in open(os.path.join(out, "hieralint-answers.jsonl"))]
+    b = [json.loads(l) for l in open(os.path.join(out, "oracle-answers.jsonl"))]
+    agree = sum(1 for x, y in zip(a, b) if x == y)
+    print(f"\nLookups, one node, {nk} keys (hieralint's answers equal Puppet's for {agree} of {len(b)}):\n")
+    print("| command | wall mean ± sd (s) | CPU user+sys (s) | lookups/s, whole process | hieralint faster, wall |")
+    print("|---|---|---|---|---|")
+    for r, base_r, n in [(hb, hb, nk), (ob, hb, nk), (h1, h1, 1), (p1, h1, 1)]:
+        print(f"| {r['command']} | {r['mean']:.3f} ± {r['stddev'] or 0:.3f} | {cpu(r):.3f} | "
+              f"{n / r['mean']:.0f} | {r['mean'] / base_r['mean']:.1f}x |")
+    print(f"\nPuppet in-process (startup excluded, best of {len(t)} passes): "
+          f"{best['lookups_per_s']:.0f} lookups/s after {best['startup_s']:.2f} s startup; "
+          "hieralint's in-process rate is the `lookup` group of `cargo bench --bench check`.")
 PY
 echo "(raw results in $out)" >&2
