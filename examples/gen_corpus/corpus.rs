@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 
 /// Bumped whenever the generator's output changes, so cached corpora are rebuilt.
-pub const GENERATOR_VERSION: u32 = 1;
+pub const GENERATOR_VERSION: u32 = 2;
 
 /// Where real fact sets are read from by default (facterdb 4.5 dumps).
 pub const DEFAULT_FACTERDB: &str = "/work/shared/facts/facterdb-4.5";
@@ -750,12 +750,89 @@ impl ValueGen<'_> {
         }
     }
 
+    /// An eyaml value: base64 of a DER PKCS7 EnvelopedData laid out as hiera-eyaml's PKCS7
+    /// encryptor writes it (one RSA-2048 recipient with an empty issuer and serial 1,
+    /// AES-256-CBC content; real values start `MIIBiQYJKoZIhvcNAQcDoIIBejCCAXYCAQAxggEhMIIBHQ`),
+    /// with random key, IV and ciphertext bytes. The structure is valid, so only the seeded
+    /// defects stand out; nobody can decrypt it.
     fn enc(&mut self) -> Val {
-        let len = 3 * self.r.range(60, 130);
-        let bytes: Vec<u8> = (0..len).map(|_| self.r.next_u64() as u8).collect();
-        let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+        let rsa_encryption = der(
+            0x06,
+            &[0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01],
+        );
+        let recipient = der(
+            0x30,
+            &[
+                der(0x02, &[0]),
+                // issuerAndSerialNumber: an empty Name and serial 1
+                der(0x30, &[der(0x30, &[]), der(0x02, &[1])].concat()),
+                der(0x30, &[rsa_encryption, der(0x05, &[])].concat()),
+                der(0x04, &random_bytes(self.r, 256)),
+            ]
+            .concat(),
+        );
+        let data = der(
+            0x06,
+            &[0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01],
+        );
+        let aes_256_cbc = der(
+            0x06,
+            &[0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x2A],
+        );
+        let blocks = 1 + (self.r.next_u64() % 4) as usize;
+        let content = der(
+            0x30,
+            &[
+                data,
+                der(
+                    0x30,
+                    &[aes_256_cbc, der(0x04, &random_bytes(self.r, 16))].concat(),
+                ),
+                der(0x80, &random_bytes(self.r, 16 * blocks)),
+            ]
+            .concat(),
+        );
+        let enveloped = der(
+            0x30,
+            &[der(0x02, &[0]), der(0x31, &recipient), content].concat(),
+        );
+        let top = der(
+            0x30,
+            &[
+                der(
+                    0x06,
+                    &[0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x03],
+                ),
+                der(0xA0, &enveloped),
+            ]
+            .concat(),
+        );
+        let b64 = base64::engine::general_purpose::STANDARD.encode(top);
         Val::Enc(format!("ENC[PKCS7,{b64}]"), self.r.chance(0.3))
     }
+}
+
+fn random_bytes(r: &mut Rng, n: usize) -> Vec<u8> {
+    (0..n).map(|_| r.next_u64() as u8).collect()
+}
+
+/// One DER element: tag, definite length, content.
+fn der(tag: u8, content: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    let n = content.len();
+    if n < 0x80 {
+        out.push(n as u8);
+    } else {
+        let bytes: Vec<u8> = n
+            .to_be_bytes()
+            .into_iter()
+            .skip_while(|b| *b == 0)
+            .collect();
+        out.push(0x80 | bytes.len() as u8);
+        out.extend(bytes);
+    }
+    out.extend_from_slice(content);
+    out
 }
 
 // ---------------------------------------------------------------------------------------------
