@@ -185,6 +185,36 @@ fn check_with_facts<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
     group.finish();
 }
 
+/// The engine-backed analysis the fact-set rules share (`analysis::analyze`: one engine per
+/// environment, every fact set's hierarchy resolved, fact sets that read the same files grouped).
+/// `check` builds it on first use by a rule, so this group measures the fact-set cost ahead of
+/// the rules that will use it. Fact-set counts as in `check-facts`; `0` is the data-implied mode
+/// (no `--facts`).
+fn analysis_groups<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
+    use hieralint::engine::PuppetVersion;
+
+    let mut group = c.benchmark_group(format!("{prefix}analysis"));
+    let sizes = sizes();
+    for &files in &sizes {
+        let dir = corpus(files);
+        tune(&mut group, files);
+        let (project, _) = scan::load_project(std::slice::from_ref(&dir));
+        let counts: &[usize] = if files == sizes[0] {
+            &[0, 10, 100, 1000]
+        } else {
+            &[0, 1000]
+        };
+        for &n in counts {
+            let (sets, errors) = hieralint::facts::load_fact_sets(&fact_files(&dir, n));
+            assert!(errors.is_empty(), "{errors:?}");
+            group.bench_function(BenchmarkId::from_parameter(format!("{files}x{n}")), |b| {
+                b.iter(|| hieralint::analysis::analyze(&project, &sets, PuppetVersion::V8))
+            });
+        }
+    }
+    group.finish();
+}
+
 /// The editor case: a warm process holds the loaded project; one file changes; re-read it and
 /// re-run the rules. The largest file (common.yaml) and a typical node file.
 fn recheck_one_file<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
@@ -297,6 +327,7 @@ fn run_all<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
     load_and_parse(c, prefix);
     check_without_facts(c, prefix);
     check_with_facts(c, prefix);
+    analysis_groups(c, prefix);
     recheck_one_file(c, prefix);
     load_facts(c, prefix);
     lookups(c, prefix);

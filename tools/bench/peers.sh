@@ -167,7 +167,7 @@ if os.path.exists(timing):
     print("|---|---|---|---|---|")
     for r, base_r, n in [(hb, hb, nk), (ob, hb, nk), (h1, h1, 1), (p1, h1, 1)]:
         print(f"| {r['command']} | {r['mean']:.3f} ± {r['stddev'] or 0:.3f} | {cpu(r):.3f} | "
-              f"{n / r['mean']:.0f} | {r['mean'] / base_r['mean']:.1f}x |")
+              f"{n / r['mean']:.{0 if n / r['mean'] >= 100 else 2}f} | {r['mean'] / base_r['mean']:.1f}x |")
     print(f"\nPuppet in-process (startup excluded, best of {len(t)} passes): "
           f"{best['lookups_per_s']:.0f} lookups/s after {best['startup_s']:.2f} s startup; "
           "hieralint's in-process rate is the `lookup` group of `cargo bench --bench check`.")
