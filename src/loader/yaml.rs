@@ -125,6 +125,8 @@ struct Props {
     psych_tag: Option<String>,
 }
 
+// At most MAX_DEPTH frames exist at once, so the size of the Map variant does not matter.
+#[allow(clippy::large_enum_variant)]
 enum FrameKind {
     Seq(Vec<Node>),
     Map {
@@ -599,7 +601,7 @@ impl<'a> Loader<'a> {
             return self.stop_with(
                 LoadIssueKind::Limit,
                 Span::new(start, end.max(start + 1).min(self.text.len())),
-                format!("collections are nested deeper than {MAX_DEPTH} levels; hieralint stops loading here"),
+                depth_message(),
             );
         }
         let (props, content_start) = self.props(start, end.max(start), anchor_id, tag);
@@ -984,7 +986,7 @@ impl<'a> Loader<'a> {
                     line_ws = false;
                     after_indicator = matches!(c, b'-' | b'?')
                         && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
-                    if c < 0x80 || c >= 0xC0 {
+                    if !(0x80..0xC0).contains(&c) {
                         col += 1;
                     }
                 }
@@ -1220,6 +1222,11 @@ impl<'a> Loader<'a> {
         let end = crate::span::floor_char_boundary(self.text, (at + 1).min(self.text.len()));
         let span = Span::new(at, end.max(at));
         let info = e.info();
+        if info == "recursion limit exceeded" {
+            // The vendored scanner stops at 1,000 nested flow collections (PATCHES.md, 5).
+            self.stop_with(LoadIssueKind::Limit, span, depth_message());
+            return;
+        }
         // Errors saphyr raises where libyaml just ends the first document (an explicit end
         // marker followed by content, a directive without `...`, a stray closing bracket after
         // a flow root): Psych returns the first document.
@@ -1275,7 +1282,7 @@ impl<'a> Loader<'a> {
                     "did not find expected key while parsing a block mapping".into(),
                     Some(f.start),
                 ),
-                None => (format!("{info}"), Some(at)),
+                None => (info.to_string(), Some(at)),
             }
         };
         let reorder = |context: &str, problem: &str| (format!("{problem} {context}"), Some(at));
@@ -1443,6 +1450,10 @@ impl<'a> Loader<'a> {
             issues: self.issues,
         }
     }
+}
+
+fn depth_message() -> String {
+    format!("collections are nested deeper than {MAX_DEPTH} levels; hieralint stops loading here")
 }
 
 /// End of an anchor or tag token: up to a blank, a line break or a flow indicator.

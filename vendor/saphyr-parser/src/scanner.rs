@@ -27,6 +27,10 @@ use crate::{
     input::{Input, SkipTabs},
 };
 
+/// Deepest flow nesting accepted (hieralint patch 5): hieralint's loader refuses more than 1,000
+/// nested collections anyway (`loader::yaml::MAX_DEPTH`).
+pub const MAX_FLOW_LEVEL: u32 = 1_000;
+
 /// The encoding of the input. Currently, only UTF-8 is supported.
 #[derive(Clone, Copy, PartialEq, Debug, Eq)]
 pub enum TEncoding {
@@ -444,7 +448,8 @@ pub struct Scanner<'input, T> {
     /// List of all block indentation levels we are in (except the current one).
     indents: Vec<Indent>,
     /// Level of nesting of flow sequences.
-    flow_level: u8,
+    // hieralint patch 5 (PATCHES.md): u32, not u8, with the limit MAX_FLOW_LEVEL.
+    flow_level: u32,
     /// The number of tokens that have been returned from the scanner.
     ///
     /// This excludes the tokens from [`Self::tokens`].
@@ -1568,11 +1573,14 @@ impl<'input, T: Input> Scanner<'input, T> {
     }
 
     fn increase_flow_level(&mut self) -> ScanResult {
+        // hieralint patch 5 (PATCHES.md): the limit is MAX_FLOW_LEVEL, not 255. The scanner
+        // looks ahead through nested flow openings (each may start a simple key) and checks
+        // every pending simple key per token, so the limit also bounds that quadratic work.
+        if self.flow_level >= MAX_FLOW_LEVEL {
+            return Err(ScanError::new_str(self.mark, "recursion limit exceeded"));
+        }
         self.simple_keys.push(SimpleKey::new(Marker::new(0, 0, 0)));
-        self.flow_level = self
-            .flow_level
-            .checked_add(1)
-            .ok_or_else(|| ScanError::new_str(self.mark, "recursion limit exceeded"))?;
+        self.flow_level += 1;
         Ok(())
     }
 
