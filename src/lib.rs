@@ -4,6 +4,7 @@
 //! Puppet's reader semantics, [`config`] models hiera.yaml, [`engine`] answers lookups exactly as
 //! Puppet does, [`rules`] turns all of that into [`diag::Diagnostic`]s, and [`render`] prints them.
 
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diag;
@@ -12,5 +13,6 @@ pub mod loader;
 pub mod project;
 pub mod render;
 pub mod rules;
+pub mod scan;
 pub mod span;
 pub mod value;

@@ -6,6 +6,8 @@
 //! hiera.yaml, H2xx interpolation, H3xx facts and variables, H4xx lookup_options and merges,
 //! H9xx hieralint itself (configuration, suppressions).
 
+pub mod unreadable_file;
+
 use crate::diag::{Diagnostic, Severity};
 use crate::project::{LoadedFile, Project};
 
@@ -116,10 +118,15 @@ pub fn registry() -> &'static [&'static dyn Rule] {
 
 static REGISTRY: &[&dyn Rule] = &[];
 
+/// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
+/// suppressions).
+static INTERNAL: &[&RuleMeta] = &[&unreadable_file::META];
+
 /// Metadata of every rule, including diagnostics that hieralint raises itself (not via a
 /// [`Rule`]), in code order.
 pub fn all_meta() -> Vec<&'static RuleMeta> {
     let mut v: Vec<&'static RuleMeta> = registry().iter().map(|r| r.meta()).collect();
+    v.extend(INTERNAL.iter().copied());
     v.sort_by_key(|m| m.code);
     v
 }

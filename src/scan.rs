@@ -1,0 +1,377 @@
+//! Discovery and loading: from the paths a user gives to a loaded [`Project`].
+//!
+//! A path is one of: an environment (a control repo: `hiera.yaml`, `data/`, `environment.conf`,
+//! `modules/`), a directory of environments (r10k layout: `environments/<name>/` or a directory
+//! whose children are environments), a module (`metadata.json` next to `hiera.yaml`/`data/`), or
+//! loose files. Files are read and parsed in parallel; the result is sorted by path so that the
+//! output is the same whatever the thread count.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::loader::{self, Format};
+use crate::project::{FileRole, Layer, LoadedFile, Project};
+use crate::span::SourceFile;
+
+/// A problem met while discovering or reading files (not a finding about the data).
+#[derive(Clone, Debug)]
+pub struct ScanError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// What a given path turned out to be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    Environment,
+    Module,
+    LooseFile,
+}
+
+/// A file to load and the role it plays.
+#[derive(Clone, Debug)]
+struct Planned {
+    path: PathBuf,
+    role: FileRole,
+    layer: Layer,
+    env_root: Option<PathBuf>,
+}
+
+/// Directory names never descended into unless asked: VCS metadata and vendored test fixtures.
+const SKIP_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    ".bundle",
+    "vendor",
+    "spec",
+    "fixtures",
+];
+
+pub fn is_data_extension(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml" | "json" | "eyaml" | "conf")
+    )
+}
+
+fn looks_like_environment(dir: &Path) -> bool {
+    dir.join("hiera.yaml").is_file()
+        || dir.join("environment.conf").is_file()
+        || (dir.join("data").is_dir() && !dir.join("metadata.json").is_file())
+        || dir.join("hieradata").is_dir()
+}
+
+fn looks_like_module(dir: &Path) -> bool {
+    dir.join("metadata.json").is_file()
+}
+
+/// Reads the `datadir`s a hiera.yaml names (literally, up to the first interpolation), so the
+/// scanner knows which directories hold data. Falls back to `data` (Puppet's default, §1.3).
+pub fn datadirs_of(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = BTreeSet::new();
+    let cfg = root.join("hiera.yaml");
+    if let Ok(bytes) = std::fs::read(&cfg) {
+        let file = SourceFile::from_bytes(&cfg, &bytes);
+        let doc = loader::yaml::load(&file);
+        if let Some(map) = doc.root.as_ref().and_then(|r| r.as_map()) {
+            let mut push = |n: Option<&crate::value::Node>| {
+                if let Some(s) = n.and_then(|n| n.as_str()) {
+                    let literal = s.split("%{").next().unwrap_or("");
+                    // keep the directory part before any interpolation
+                    let literal = if s.contains("%{") {
+                        literal.rsplit_once('/').map(|(a, _)| a).unwrap_or("")
+                    } else {
+                        literal
+                    };
+                    if !literal.is_empty() {
+                        dirs.insert(root.join(literal));
+                    }
+                }
+            };
+            // v5 defaults.datadir and per-level datadir; v4 top-level datadir; v3 :yaml: :datadir:
+            push(
+                map.get_value("defaults")
+                    .and_then(|d| d.as_map())
+                    .and_then(|d| d.get_value("datadir")),
+            );
+            push(map.get_value("datadir"));
+            for key in ["hierarchy", "default_hierarchy", "plan_hierarchy"] {
+                if let Some(levels) = map.get_value(key).and_then(|h| h.as_seq()) {
+                    for l in levels {
+                        push(l.as_map().and_then(|m| m.get_value("datadir")));
+                    }
+                }
+            }
+        }
+    }
+    dirs.insert(root.join("data"));
+    if root.join("hieradata").is_dir() {
+        dirs.insert(root.join("hieradata"));
+    }
+    dirs.into_iter().filter(|d| d.is_dir()).collect()
+}
+
+/// The modulepath directories of an environment: `environment.conf`'s `modulepath` entries that
+/// are relative to the environment, else `modules` and `site-modules`/`site` when present.
+pub fn module_dirs(env: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(conf) = std::fs::read_to_string(env.join("environment.conf")) {
+        for line in conf.lines() {
+            let line = line.trim();
+            if let Some(rest) = line.strip_prefix("modulepath") {
+                if let Some(v) = rest.trim_start().strip_prefix('=') {
+                    for part in v.trim().trim_matches('"').split(':') {
+                        let part = part.trim();
+                        if part.is_empty() || part.starts_with('$') || part.starts_with('/') {
+                            continue;
+                        }
+                        out.push(env.join(part));
+                    }
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        for d in ["modules", "site-modules", "site"] {
+            out.push(env.join(d));
+        }
+    }
+    out.into_iter().filter(|d| d.is_dir()).collect()
+}
+
+fn walk_data(dir: &Path, loose: bool, errors: &mut Vec<ScanError>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(e.file_type().is_dir()
+                    && e.file_name()
+                        .to_str()
+                        .is_some_and(|n| n.starts_with('.') || (loose && SKIP_DIRS.contains(&n))))
+        })
+    {
+        match entry {
+            Ok(e) if e.file_type().is_file() && is_data_extension(e.path()) => {
+                files.push(e.into_path())
+            }
+            Ok(_) => {}
+            Err(err) => errors.push(ScanError {
+                path: err
+                    .path()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| dir.to_path_buf()),
+                message: if err.loop_ancestor().is_some() {
+                    "symbolic link loop".to_string()
+                } else {
+                    format!(
+                        "cannot read: {}",
+                        err.io_error()
+                            .map(|e| e.to_string())
+                            .unwrap_or_else(|| err.to_string())
+                    )
+                },
+            }),
+        }
+    }
+    files
+}
+
+fn plan_layer(
+    root: &Path,
+    layer: Layer,
+    env_root: &Path,
+    plan: &mut Vec<Planned>,
+    errors: &mut Vec<ScanError>,
+) {
+    let cfg = root.join("hiera.yaml");
+    if cfg.is_file() {
+        plan.push(Planned {
+            path: cfg,
+            role: FileRole::HieraConfig,
+            layer: layer.clone(),
+            env_root: Some(env_root.to_path_buf()),
+        });
+    }
+    for dir in datadirs_of(root) {
+        for path in walk_data(&dir, false, errors) {
+            plan.push(Planned {
+                path,
+                role: FileRole::Data,
+                layer: layer.clone(),
+                env_root: Some(env_root.to_path_buf()),
+            });
+        }
+    }
+}
+
+fn plan_environment(env: &Path, plan: &mut Vec<Planned>, errors: &mut Vec<ScanError>) {
+    plan_layer(env, Layer::Environment, env, plan, errors);
+    for mdir in module_dirs(env) {
+        let Ok(rd) = std::fs::read_dir(&mdir) else {
+            errors.push(ScanError {
+                path: mdir.clone(),
+                message: "cannot read module directory".into(),
+            });
+            continue;
+        };
+        let mut mods: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        mods.sort();
+        for m in mods {
+            let Some(name) = m.file_name().and_then(|n| n.to_str()).map(str::to_string) else {
+                continue;
+            };
+            plan_layer(&m, Layer::Module(name), env, plan, errors);
+        }
+    }
+}
+
+/// Works out what each path is and which files to load.
+fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>) -> Vec<Planned> {
+    let mut plan = Vec::new();
+    for p in paths {
+        if p.is_file() {
+            let role = if p.file_name().is_some_and(|n| n == "hiera.yaml") {
+                FileRole::HieraConfig
+            } else {
+                FileRole::Loose
+            };
+            plan.push(Planned {
+                path: p.clone(),
+                role,
+                layer: Layer::Environment,
+                env_root: None,
+            });
+        } else if p.is_dir() {
+            if looks_like_module(p) {
+                let name = module_name_of(p);
+                plan_layer(p, Layer::Module(name), p, &mut plan, errors);
+            } else if looks_like_environment(p) {
+                plan_environment(p, &mut plan, errors);
+            } else {
+                // an environments directory (r10k), or a directory holding `environments/`
+                let envs_dir = if p.join("environments").is_dir() {
+                    p.join("environments")
+                } else {
+                    p.clone()
+                };
+                let mut found = false;
+                if let Ok(rd) = std::fs::read_dir(&envs_dir) {
+                    let mut children: Vec<PathBuf> = rd
+                        .filter_map(|e| e.ok())
+                        .map(|e| e.path())
+                        .filter(|c| c.is_dir())
+                        .collect();
+                    children.sort();
+                    for c in children {
+                        if looks_like_environment(&c) {
+                            found = true;
+                            plan_environment(&c, &mut plan, errors);
+                        }
+                    }
+                }
+                if !found {
+                    // loose data files
+                    for path in walk_data(p, true, errors) {
+                        plan.push(Planned {
+                            path,
+                            role: FileRole::Loose,
+                            layer: Layer::Environment,
+                            env_root: None,
+                        });
+                    }
+                }
+            }
+        } else {
+            errors.push(ScanError {
+                path: p.clone(),
+                message: "no such file or directory".into(),
+            });
+        }
+    }
+    // one entry per path, first role wins (a file given twice is checked once)
+    let mut seen = BTreeSet::new();
+    plan.retain(|p| seen.insert(p.path.clone()));
+    plan.sort_by(|a, b| a.path.cmp(&b.path));
+    plan
+}
+
+/// The module's name: metadata.json's `name` after the last `-`/`/` (`puppetlabs-ntp` → `ntp`),
+/// else the directory name.
+pub fn module_name_of(dir: &Path) -> String {
+    if let Ok(text) = std::fs::read_to_string(dir.join("metadata.json")) {
+        if let Ok(j) = serde_json::from_str::<serde_json::Value>(&text) {
+            if let Some(n) = j.get("name").and_then(|n| n.as_str()) {
+                if let Some(short) = n.rsplit(['-', '/']).next() {
+                    if !short.is_empty() {
+                        return short.to_string();
+                    }
+                }
+            }
+        }
+    }
+    dir.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Largest file read; bigger files get a diagnostic instead (hostile-input limit).
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+fn load_one(p: &Planned) -> Result<LoadedFile, ScanError> {
+    let meta = std::fs::metadata(&p.path).map_err(|e| ScanError {
+        path: p.path.clone(),
+        message: format!("cannot read: {e}"),
+    })?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ScanError {
+            path: p.path.clone(),
+            message: format!(
+                "file is larger than the {} MiB limit",
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        });
+    }
+    let bytes = std::fs::read(&p.path).map_err(|e| ScanError {
+        path: p.path.clone(),
+        message: format!("cannot read: {e}"),
+    })?;
+    let source = Arc::new(SourceFile::from_bytes(&p.path, &bytes));
+    let format = Format::from_extension(&p.path).unwrap_or(Format::Yaml);
+    let doc = loader::load(format, &source);
+    Ok(LoadedFile {
+        source,
+        doc,
+        role: p.role.clone(),
+        layer: p.layer.clone(),
+        env_root: p.env_root.clone(),
+    })
+}
+
+/// Discovers and loads everything under `paths`, in parallel.
+pub fn load_project(paths: &[PathBuf]) -> (Project, Vec<ScanError>) {
+    let mut errors = Vec::new();
+    let planned = plan(paths, &mut errors);
+    let results: Vec<Result<LoadedFile, ScanError>> = planned.par_iter().map(load_one).collect();
+    let mut files = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(f) => files.push(f),
+            Err(e) => errors.push(e),
+        }
+    }
+    errors.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
+    (Project { files }, errors)
+}

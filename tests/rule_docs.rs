@@ -1,0 +1,88 @@
+//! The examples in the rule pages are tests: every ```` ```yaml,fails ```` block must make its
+//! rule report at least one diagnostic, every ```` ```yaml,passes ```` block none.
+//!
+//! A block whose first line is a comment naming a path (`# modules/ntp/data/common.yaml`) is
+//! written there inside a temporary environment; otherwise it is `data/common.yaml`. The
+//! environment gets a default v5 `hiera.yaml` (and each module one) unless the example is
+//! itself a `hiera.yaml`.
+
+mod support;
+
+use support::*;
+
+fn examples(doc: &str) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
+    let mut lines = doc.lines();
+    while let Some(l) = lines.next() {
+        let t = l.trim();
+        let fails = match t {
+            "```yaml,fails" | "```json,fails" => true,
+            "```yaml,passes" | "```json,passes" => false,
+            _ => continue,
+        };
+        let mut body = String::new();
+        for l in lines.by_ref() {
+            if l.trim() == "```" {
+                break;
+            }
+            body.push_str(l);
+            body.push('\n');
+        }
+        out.push((fails, body));
+    }
+    out
+}
+
+const DEFAULT_HIERA: &str = "version: 5\ndefaults:\n  datadir: data\n  data_hash: yaml_data\nhierarchy:\n  - name: Common\n    path: common.yaml\n";
+
+fn place(body: &str) -> (String, String) {
+    let first = body.lines().next().unwrap_or("");
+    match first.strip_prefix("# ") {
+        Some(p) if p.contains('/') || p.ends_with(".yaml") || p.ends_with(".json") => {
+            let p = p.split_whitespace().next().unwrap().to_string();
+            (p, body.to_string())
+        }
+        _ => ("data/common.yaml".to_string(), body.to_string()),
+    }
+}
+
+#[test]
+fn rule_page_examples_behave_as_labelled() {
+    let mut checked = 0;
+    for rule in hieralint::rules::registry() {
+        let m = rule.meta();
+        for (i, (fails, body)) in examples(m.doc).into_iter().enumerate() {
+            let env = TempDir::new(&format!("doc-{}-{i}", m.name));
+            let (path, text) = place(&body);
+            env.write(&path, &text);
+            if path != "hiera.yaml" && !env.0.join("hiera.yaml").exists() {
+                env.write("hiera.yaml", DEFAULT_HIERA);
+            }
+            if let Some(rest) = path.strip_prefix("modules/") {
+                let module = rest.split('/').next().unwrap();
+                let cfg = format!("modules/{module}/hiera.yaml");
+                if path != cfg {
+                    env.write(&cfg, DEFAULT_HIERA);
+                }
+            }
+            let diags = check_with_rule(&env.0, m.name);
+            let own: Vec<_> = diags.iter().filter(|d| d.rule.name == m.name).collect();
+            if fails {
+                assert!(
+                    !own.is_empty(),
+                    "{}: example {i} is labelled `fails` but reports nothing:\n{body}",
+                    m.name
+                );
+            } else {
+                assert!(
+                    own.is_empty(),
+                    "{}: example {i} is labelled `passes` but reports:\n{}",
+                    m.name,
+                    hieralint::render::full_plain(&diags)
+                );
+            }
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} rule-page examples checked");
+}

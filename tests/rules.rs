@@ -1,0 +1,61 @@
+//! Per-rule fixture tests: every case under fixtures/rules/<rule>/ is checked with only that rule
+//! enabled. The `# expect: <rule>` markers must match the reported (file, line, rule) set
+//! exactly, `ok-*` cases must report nothing, and the rendered output is snapshotted
+//! (tests/snapshots/), so a changed span or message shows up in review.
+
+mod support;
+
+use support::*;
+
+#[allow(dead_code)] // until the first rule lands in `rule_tests!`
+fn run_cases(rule: &'static str) {
+    let cases = rule_cases(rule);
+    assert!(
+        cases
+            .iter()
+            .any(|c| c.file_name().unwrap().to_str().unwrap().starts_with("ok-")),
+        "{rule}: needs at least one ok- case"
+    );
+    assert!(
+        cases
+            .iter()
+            .any(|c| !c.file_name().unwrap().to_str().unwrap().starts_with("ok-")),
+        "{rule}: needs at least one failing case"
+    );
+    for case in cases {
+        let name = case.file_name().unwrap().to_str().unwrap().to_string();
+        let diags = check_with_rule(&case, rule);
+        let expected = expect_markers(&case);
+        let got = reported(&diags);
+        if name.starts_with("ok-") {
+            assert!(
+                diags.is_empty(),
+                "{rule}/{name}: expected no diagnostic, got:\n{}",
+                hieralint::render::full_plain(&diags)
+            );
+        } else {
+            assert!(
+                !diags.is_empty(),
+                "{rule}/{name}: expected diagnostics, got none"
+            );
+        }
+        let has_markers = !expected.is_empty() || !name.ends_with(".json");
+        if has_markers {
+            assert_eq!(got, expected, "{rule}/{name}: reported (file, line, rule) differ from the `# expect:` markers\n{}", hieralint::render::full_plain(&diags));
+        }
+        let rendered = hieralint::render::full_plain(&diags);
+        insta::with_settings!({
+            snapshot_suffix => format!("{rule}__{name}"),
+            omit_expression => true,
+            prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!(rendered);
+        });
+    }
+}
+
+macro_rules! rule_tests {
+    ($($f:ident => $name:literal),* $(,)?) => { $(#[test] fn $f() { run_cases($name) })* };
+}
+
+rule_tests! {}

@@ -1,0 +1,184 @@
+from base import case, L, each_merge, H3, H1, MOD_H
+
+case('lopts/matching-and-priority', {
+    'hiera.yaml': H3,
+    'data/nodes/web01.example.com.yaml': """---
+lookup_options:
+  node_lit: {merge: unique}
+c: {x: [node]}
+cc: {x: [node]}
+b: [node]
+lit_vs_pat: [node]
+node_lit: [node]
+prefixed_key: [node]
+sub: {a: {n: 1}}
+""",
+    'data/role/web.yaml': """---
+lookup_options:
+  "^c": {merge: unique}
+  lit_vs_pat: {merge: unique}
+c: {x: [role]}
+cc: {x: [role]}
+b: [role]
+lit_vs_pat: [role]
+node_lit: [role]
+prefixed_key: [role]
+""",
+    'data/common.yaml': """---
+lookup_options:
+  "^[^b]$": {merge: deep}
+  "^l": {merge: deep}
+  "^pre": {merge: {strategy: deep, knockout_prefix: "--"}}
+  "key$": {merge: unique}
+  "^sub": {merge: deep}
+  b: {merge: unique}
+c: {x: [common]}
+cc: {x: [common]}
+b: [common]
+lit_vs_pat: [common]
+prefixed_key: [common]
+sub: {a: {c: 1}}
+""",
+}, [L('c'), L('cc'), L('b'), L('lit_vs_pat'), L('node_lit'), L('prefixed_key'), L('sub.a'), L('sub'), L('c', 'first'), L('b', 'deep'),
+    L('lookup_options'), L('lookup_options.b'), L('lookup_options', 'hash'), L('c', explain=True)],
+  readme='literal beats pattern, first pattern in merged order wins, patterns match the root key, lookup_options key is reserved (reference §3.1-§3.3).')
+
+case('lopts/env-wins-over-module', {
+    'hiera.yaml': H1,
+    'data/common.yaml': """---
+lookup_options:
+  m::a: {merge: unique}
+  "^m::p": {merge: deep}
+m::a: [env]
+m::pat: {x: [env]}
+""",
+    'modules/m/hiera.yaml': MOD_H,
+    'modules/m/data/common.yaml': """---
+lookup_options:
+  m::a: {merge: first}
+  "^m::": {merge: hash}
+  m::only_mod_opts: {merge: unique}
+m::a: [mod]
+m::pat: {x: [mod], y: 1}
+m::only_mod_opts: [mod]
+""",
+}, [L('m::a'), L('m::pat'), L('m::only_mod_opts'), L('m::a', explain=True)],
+  readme='environment lookup_options beat module ones; module patterns are ordered first (reference §3.2).')
+
+case('lopts/null-and-non-hash', {
+    'hiera.yaml': H3,
+    'data/nodes/web01.example.com.yaml': "---\nlookup_options:\nk: [node]\n",
+    'data/role/web.yaml': "---\nlookup_options:\n  k: {merge: unique}\nk: [role]\n",
+    'data/common.yaml': "---\nk: [common]\n",
+}, [L('k'), L('k', 'unique'), L('other')],
+  readme='null lookup_options in one level next to a hash in another (reference §3.2.5).')
+
+case('lopts/single-null', {
+    'hiera.yaml': H3,
+    'data/role/web.yaml': "---\nlookup_options:\nk: [role]\n",
+    'data/common.yaml': "---\nk: [common]\n",
+}, [L('k'), L('k', 'unique')], readme='a single empty lookup_options is ignored (reference §3.2.5).')
+
+case('lopts/string-lookup-options', {
+    'hiera.yaml': H1,
+    'data/common.yaml': "---\nlookup_options: just a string\nk: v\n",
+}, [L('k')], readme='lookup_options that is not a hash (reference §2.5).')
+
+case('lopts/symbol-lookup-options', {
+    'hiera.yaml': H1,
+    'data/common.yaml': "---\nlookup_options: :sym\nk: v\n",
+}, [L('k')], readme='lookup_options symbol value fails value validation (reference §3.1).')
+
+case('lopts/entry-shapes', {
+    'hiera.yaml': H3,
+    'data/role/web.yaml': """---
+str_entry: [role]
+merge_substr: [role]
+arr_entry: [role]
+nil_entry: [role]
+unknown_keys: [role]
+merge_hash_form: {a: [role]}
+merge_hash_one: [role]
+bad_name: [role]
+bad_opt: [role]
+merge_null: [role]
+""",
+    'data/common.yaml': """---
+lookup_options:
+  str_entry: first
+  merge_substr: "unmerged"
+  arr_entry: [merge, unique]
+  nil_entry: ~
+  unknown_keys: {merge: unique, frobnicate: 1}
+  merge_hash_form: {merge: {strategy: deep, merge_hash_arrays: true}}
+  merge_hash_one: {merge: {strategy: unique}}
+  bad_name: {merge: Unique}
+  bad_opt: {merge: {strategy: unique, knockout_prefix: "--"}}
+  merge_null: {merge: ~}
+str_entry: [common]
+merge_substr: [common]
+arr_entry: [common]
+nil_entry: [common]
+unknown_keys: [common]
+merge_hash_form: {a: [common]}
+merge_hash_one: [common]
+bad_name: [common]
+bad_opt: [common]
+merge_null: [common]
+""",
+}, [L(k) for k in ['str_entry', 'merge_substr', 'arr_entry', 'nil_entry', 'unknown_keys', 'merge_hash_form', 'merge_hash_one', 'bad_name',
+                   'bad_opt', 'merge_null']] + [L('bad_name', 'first'), L('unknown_keys', 'deep')],
+  readme='lookup_options entry shapes: strings, arrays, nil, unknown option keys, merge as string vs hash, invalid names/options (reference §3.4, §4.6).')
+
+case('lopts/convert-to', {
+    'hiera.yaml': H1,
+    'data/common.yaml': """---
+lookup_options:
+  to_array: {convert_to: Array}
+  to_array_true: {convert_to: [Array, true]}
+  to_int: {convert_to: Integer}
+  to_int_bad: {convert_to: Integer}
+  to_int_radix: {convert_to: [Integer, 16]}
+  to_sensitive: {convert_to: Sensitive}
+  to_bad_type: {convert_to: "Integer["}
+  to_unknown_type: {convert_to: ComicSans}
+  to_string: {convert_to: String}
+  to_hash: {convert_to: Hash}
+  to_nil: {convert_to: [Array, true]}
+  to_bool: {convert_to: Boolean}
+  to_missing: {convert_to: Array}
+  to_with_merge: {convert_to: Array, merge: unique}
+to_array: {a: 1}
+to_array_true: {a: 1}
+to_int: "42"
+to_int_bad: bananas
+to_int_radix: "ff"
+to_sensitive: secret
+to_bad_type: x
+to_unknown_type: x
+to_string: 42
+to_hash: [a, 1, b, 2]
+to_nil: ~
+to_bool: "yes"
+to_with_merge: x
+""",
+}, [L(k) for k in ['to_array', 'to_array_true', 'to_int', 'to_int_bad', 'to_int_radix', 'to_sensitive', 'to_bad_type', 'to_unknown_type',
+                   'to_string', 'to_hash', 'to_nil', 'to_bool', 'to_missing', 'to_with_merge']] + [L('to_int', 'first'), L('to_array', explain=True)],
+  readme='convert_to lookup option: success, argument form, parse and conversion errors (reference §3.4).')
+
+case('lopts/invalid-regex-pattern', {
+    'hiera.yaml': H1,
+    'data/common.yaml': "---\nlookup_options:\n  \"^(unclosed\": {merge: unique}\n  plain_lit: {merge: unique}\nk: v\nplain_lit: [x]\n",
+}, [L('k'), L('plain_lit')], readme='an invalid regex in a lookup_options pattern (reference §3.3).')
+
+case('lopts/interpolated-and-explicit-merge', {
+    'hiera.yaml': H3,
+    'data/role/web.yaml': "---\nmerged: {a: [role]}\n",
+    'data/common.yaml': """---
+lookup_options:
+  merged: {merge: deep}
+merged: {a: [common], b: 1}
+""",
+    'data/nodes/web01.example.com.yaml': "---\nmerged: {a: [node]}\n",
+}, [L('merged'), L('merged', 'first'), L('merged', 'hash'), L('merged', 'unique'), L('merged.a'), L('merged.b', 'first'), L('merged', explain=True)],
+  readme='an explicit merge argument overrides lookup_options merge (reference §3.4).')
