@@ -65,10 +65,11 @@ pub enum LoadIssueKind {
     Limit,
     /// The bytes are not valid UTF-8 or contain NUL.
     Encoding,
-    /// Psych raises a Ruby error (not a Psych one) while building a value: `Float()` or
-    /// `Integer()` rejecting a scalar its regexes let through (`.e+5`, `0x_`), a `nil.allocate`
-    /// for an empty class name in a tag. Puppet fails the whole file with
-    /// `Unable to parse <message>` (no path: the message is not Psych's).
+    /// Psych raises while building values, with an error other than a syntax error or a
+    /// forbidden class: `Float()` or `Integer()` rejecting a scalar its regexes let through
+    /// (`.e+5`, `0x_`), a `nil.allocate` for an empty class name in a tag, `Unknown alias: x`
+    /// (Psych::BadAlias). Puppet fails the whole file with `Unable to parse <message>` (without
+    /// the `(<path>): ` that Psych's own syntax errors carry).
     RubyError,
     /// Psych loads a value hieralint cannot represent exactly (an integer beyond 64 bits, a
     /// `!ruby/encoding` object, `!!binary` bytes that are not UTF-8): the loaded value is an

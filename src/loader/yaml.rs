@@ -36,12 +36,25 @@ pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
 /// Loads the first YAML document of `file` as Puppet's `yaml_data` does (reference §6.1).
 pub fn load(file: &SourceFile) -> Document {
-    let mut loader = Loader::new(file.text());
+    let text = file.text();
+    // libyaml also breaks lines at NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR; saphyr does not.
+    // Each is one character, like the `\n` it becomes, so saphyr's character indices still
+    // point into `text`.
+    let substituted = text
+        .contains(['\u{85}', '\u{2028}', '\u{2029}'])
+        .then(|| text.replace(['\u{85}', '\u{2028}', '\u{2029}'], "\n"));
+    let parse_text = substituted.as_deref().unwrap_or(text);
+    let mut loader = Loader::new(text, parse_text);
     loader.reader_check(file);
     loader.run();
     if let Some(at) = loader.truncate_at {
         let extra = std::mem::take(&mut loader.issues);
-        loader = Loader::new(&file.text()[..at]);
+        let chars = text[..at].chars().count();
+        let parse_at = parse_text
+            .char_indices()
+            .nth(chars)
+            .map_or(parse_text.len(), |(b, _)| b);
+        loader = Loader::new(&text[..at], &parse_text[..parse_at]);
         loader.run();
         loader.issues.extend(extra);
     }
@@ -160,6 +173,9 @@ struct Anchored {
 
 struct Loader<'a> {
     text: &'a str,
+    /// What saphyr reads: `text` with libyaml's other line breaks (NEL, LS, PS) replaced by
+    /// `\n`, which keeps every character index.
+    parse_text: &'a str,
     offsets: Offsets<'a>,
     stack: Vec<Frame>,
     root: Option<(Node, usize, usize)>,
@@ -191,9 +207,10 @@ struct Loader<'a> {
 }
 
 impl<'a> Loader<'a> {
-    fn new(text: &'a str) -> Loader<'a> {
+    fn new(text: &'a str, parse_text: &'a str) -> Loader<'a> {
         Loader {
             text,
+            parse_text,
             offsets: Offsets::new(text),
             stack: Vec::new(),
             root: None,
@@ -250,8 +267,8 @@ impl<'a> Loader<'a> {
     }
 
     fn run(&mut self) {
-        let text = self.text;
-        let mut parser = Parser::new_from_str(text);
+        let mut parser = Parser::new_from_str(self.parse_text);
+        let mut unknown_aliases = 0;
         loop {
             // saphyr-parser is not known to panic, but a panic inside it must not take the run
             // down: it becomes a syntax issue at the last position reached.
@@ -259,6 +276,18 @@ impl<'a> Loader<'a> {
             let event = match next {
                 Ok(Some(Ok(ev))) => ev,
                 Ok(None) => break,
+                Ok(Some(Err(e)))
+                    if e.info() == "while parsing node, found unknown anchor"
+                        && !self.skipping
+                        && unknown_aliases < 10_000 =>
+                {
+                    // saphyr has consumed the alias and moved on: parsing can continue.
+                    unknown_aliases += 1;
+                    if !self.unknown_alias(&e) {
+                        break;
+                    }
+                    continue;
+                }
                 Ok(Some(Err(e))) => {
                     self.syntax_error(&e);
                     break;
@@ -376,7 +405,7 @@ impl<'a> Loader<'a> {
         while i < limit {
             match b[i] {
                 b'&' => {
-                    let j = token_end(b, i + 1, limit);
+                    let j = anchor_end(b, i + 1, limit);
                     props.anchor = Some(self.text[i + 1..j].to_string());
                     i = j;
                 }
@@ -551,7 +580,13 @@ impl<'a> Loader<'a> {
         let depth = self.stack.len();
         let Some(anchored) = self.anchors.get(&id) else {
             // saphyr resolved the name, so the anchor exists but is still open: the alias is
-            // inside its own anchored node (Psych builds recursive data).
+            // inside its own anchored node. Psych registers a Hash before filling it, so
+            // `<<: *open` merges the pairs read so far (none new when it is the mapping being
+            // read); anything else is recursive data.
+            if let Some(snapshot) = self.open_anchor_for_merge(id, start, end) {
+                let (node, count, height) = snapshot;
+                return self.finish_node(node, 0, count, height);
+            }
             return self.stop_with(
                 LoadIssueKind::Limit,
                 Span::new(start, end),
@@ -587,6 +622,63 @@ impl<'a> Loader<'a> {
         node.from_alias = true;
         node.anchor = None;
         self.finish_node(node, 0, count, height)
+    }
+
+    /// The open anchored mapping `id` as it stands, when the alias is the value of a `<<` key.
+    fn open_anchor_for_merge(
+        &self,
+        id: usize,
+        start: usize,
+        end: usize,
+    ) -> Option<(Node, usize, usize)> {
+        let Some(Frame {
+            kind: FrameKind::Map { key: Some(key), .. },
+            ..
+        }) = self.stack.last()
+        else {
+            return None;
+        };
+        if !is_merge_key(key) {
+            return None;
+        }
+        let frame = self.stack.iter().find(|f| f.props.anchor_id == id)?;
+        let FrameKind::Map { entries, .. } = &frame.kind else {
+            return None;
+        };
+        let node = Node {
+            span: Span::new(start, end),
+            kind: NodeKind::Map(Mapping {
+                entries: entries.clone(),
+            }),
+            tag: None,
+            anchor: None,
+            from_alias: true,
+        };
+        Some((node, frame.count, frame.height))
+    }
+
+    /// `*name` with no anchor `name`: Psych parses on and raises `Psych::BadAlias` while building
+    /// values (after any syntax error, before later value errors). The alias reads as nil.
+    fn unknown_alias(&mut self, e: &ScanError) -> bool {
+        let at = self.offsets.byte(e.marker().index());
+        let b = self.text.as_bytes();
+        let name_end = anchor_end(b, (at + 1).min(b.len()), b.len());
+        let span = Span::new(at, name_end.max(at));
+        if self.has_tabs && !self.check_tabs(at) {
+            return false;
+        }
+        self.issues.push(LoadIssue {
+            kind: LoadIssueKind::RubyError,
+            span,
+            message: format!(
+                "Unknown alias: {}",
+                self.text.get(at + 1..name_end).unwrap_or("")
+            ),
+        });
+        self.tok_end = span.end as usize;
+        self.prev_plain = None;
+        let node = Node::scalar(span, Value::Undef, ScalarStyle::Plain, "");
+        self.finish_node(node, 0, 1, 0)
     }
 
     fn open(
@@ -901,7 +993,7 @@ impl<'a> Loader<'a> {
 
     /// Psych's ` at line L column C` (libyaml's context mark, 1-based).
     fn psych_at(&self, byte: usize) -> String {
-        let (line, column) = line_col(self.text, byte);
+        let (line, column) = libyaml_line_col(self.text, byte);
         format!(" at line {line} column {column}")
     }
 
@@ -1094,42 +1186,31 @@ impl<'a> Loader<'a> {
     }
 
     /// Directives before the first `---` (`yaml_parser_scan_directive`,
-    /// `yaml_parser_process_directives`): only `%YAML 1.1`/`%YAML 1.2` and `%TAG`.
+    /// `yaml_parser_process_directives`): only well-formed `%YAML 1.1`/`%YAML 1.2` and `%TAG`.
     fn check_directives(&mut self, doc_start: usize) -> bool {
         let head = &self.text[..doc_start.min(self.text.len())];
         let mut offset = 0;
+        let mut seen_yaml = false;
         for line in head.split_inclusive('\n') {
             let at = offset;
             offset += line.len();
-            let Some(rest) = line.strip_prefix('%') else {
+            if !line.starts_with('%') {
                 continue;
-            };
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-                .collect();
-            match name.as_str() {
-                "YAML" => {
-                    let version = rest[4..].trim_start();
-                    let version = version
-                        .split([' ', '\t', '\r', '\n', '#'])
-                        .next()
-                        .unwrap_or("");
-                    let ok = matches!(version.split_once('.'), Some((major, minor))
-                        if major.parse::<u32>() == Ok(1)
-                            && matches!(minor.parse::<u32>(), Ok(1 | 2)));
-                    if !ok {
+            }
+            match scan_directive(line.as_bytes()) {
+                Err((problem, context)) => {
+                    return self.syntax_at(at, &format!("{problem} {context}"), at);
+                }
+                Ok(Some((major, minor))) => {
+                    if seen_yaml {
+                        return self.syntax_at(at, "found duplicate %YAML directive", at);
+                    }
+                    seen_yaml = true;
+                    if major != 1 || !matches!(minor, 1 | 2) {
                         return self.syntax_at(at, "found incompatible YAML document", at);
                     }
                 }
-                "TAG" => {}
-                _ => {
-                    return self.syntax_at(
-                        at,
-                        "found unknown directive name while scanning a directive",
-                        at,
-                    );
-                }
+                Ok(None) => {}
             }
         }
         true
@@ -1230,8 +1311,32 @@ impl<'a> Loader<'a> {
         // Errors saphyr raises where libyaml just ends the first document (an explicit end
         // marker followed by content, a directive without `...`, a stray closing bracket after
         // a flow root): Psych returns the first document.
-        let root_done = self.root.is_some() && self.stack.is_empty()
-            || (info == "misplaced bracket" && self.stack.iter().all(|f| f.flow));
+        // A `...` or a directive at column 0 ends the document in libyaml (block collections
+        // are closed by unrolling the indentation), as a stray `]` does after a flow root.
+        if info == "missing explicit document end marker before directive" {
+            // libyaml scans the directive first: a malformed one is the error.
+            let line_end = self.text[at..]
+                .find('\n')
+                .map_or(self.text.len(), |p| at + p);
+            if let Err((problem, context)) = scan_directive(&self.text.as_bytes()[at..line_end]) {
+                self.syntax_at(at, &format!("{problem} {context}"), at);
+                return;
+            }
+        }
+        let ends_all = match info {
+            // A stray bracket ends a flow root; with nothing before it, it is where the root
+            // node should be.
+            "misplaced bracket" => {
+                self.stack.iter().all(|f| f.flow)
+                    && (self.root.is_some() || !self.stack.is_empty() || self.content_before(at))
+            }
+            "invalid content after document end marker"
+            | "missing explicit document end marker before directive" => {
+                !self.stack.iter().any(|f| f.flow)
+            }
+            _ => false,
+        };
+        let root_done = self.root.is_some() && self.stack.is_empty() || ends_all;
         let libyaml_ends_document = matches!(
             info,
             "did not find expected <document start>"
@@ -1287,6 +1392,10 @@ impl<'a> Loader<'a> {
         };
         let reorder = |context: &str, problem: &str| (format!("{problem} {context}"), Some(at));
         match info {
+            "misplaced bracket" if self.stack.is_empty() && self.root.is_none() => (
+                "did not find expected node content while parsing a block node".into(),
+                Some(at),
+            ),
             "while parsing a block mapping, did not find expected key" => {
                 let f = innermost(Some(false), Some(false));
                 (
@@ -1323,6 +1432,10 @@ impl<'a> Loader<'a> {
                 },
                 _ => by_context(),
             },
+            "\"-\" is only valid inside a block" => (
+                "did not find expected node content while parsing a flow node".into(),
+                Some(at),
+            ),
             "while parsing a node, did not find expected node content" => {
                 let kind = if self.stack.iter().any(|f| f.flow) {
                     "flow"
@@ -1336,7 +1449,7 @@ impl<'a> Loader<'a> {
             }
             "while parsing node, found unknown anchor" => {
                 let b = self.text.as_bytes();
-                let name_end = token_end(b, at + 1, b.len());
+                let name_end = anchor_end(b, at + 1, b.len());
                 let name = self.text.get(at + 1..name_end).unwrap_or("");
                 // Psych::BadAlias, raised while building values: no position.
                 (format!("Unknown alias: {name}"), None)
@@ -1361,6 +1474,12 @@ impl<'a> Loader<'a> {
             }
             "the handle wasn't declared" => (
                 "found undefined tag handle while parsing a node".into(),
+                Some(at),
+            ),
+            "a block scalar content cannot start with a tab" => (
+                "found a tab character where an indentation space is expected while scanning a \
+                 block scalar"
+                    .into(),
                 Some(at),
             ),
             "while scanning a plain scalar, found a tab" => (
@@ -1389,11 +1508,23 @@ impl<'a> Loader<'a> {
                     .strip_prefix("while ")
                     .and_then(|r| r.split_once(", "))
                 {
+                    if context == "scanning a directive" {
+                        // libyaml's context mark is the `%`, at the start of the line.
+                        let line_start = self.text[..at].rfind('\n').map_or(0, |p| p + 1);
+                        return (format!("{problem} while {context}"), Some(line_start));
+                    }
                     return reorder(&format!("while {context}"), problem);
                 }
                 (info.to_string(), Some(at))
             }
         }
+    }
+
+    /// Whether a flow collection opens in `text[..at]` outside comments (the start of a root
+    /// saphyr failed to report because its scanner looked ahead).
+    fn content_before(&self, at: usize) -> bool {
+        let b = self.text.as_bytes();
+        find_indicator_any(b, 0, at, b"[{")
     }
 
     /// Where the simple key that lacks its `:` started: the first token of the last non-blank,
@@ -1456,6 +1587,14 @@ fn depth_message() -> String {
     format!("collections are nested deeper than {MAX_DEPTH} levels; hieralint stops loading here")
 }
 
+/// End of an anchor or alias name: libyaml's `[0-9A-Za-z_-]+` (vendored patch 6).
+fn anchor_end(b: &[u8], mut i: usize, limit: usize) -> usize {
+    while i < limit && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-')) {
+        i += 1;
+    }
+    i
+}
+
 /// End of an anchor or tag token: up to a blank, a line break or a flow indicator.
 fn token_end(b: &[u8], mut i: usize, limit: usize) -> usize {
     while i < limit
@@ -1489,6 +1628,131 @@ fn quoted_end(b: &[u8], start: usize, limit: usize, quote: u8) -> usize {
         }
     }
     limit
+}
+
+/// libyaml's `yaml_parser_scan_directive` on one line starting with `%`: the `%YAML` version,
+/// `None` for `%TAG`, or the scanner's (problem, context).
+fn scan_directive(line: &[u8]) -> Result<Option<(u32, u32)>, (&'static str, &'static str)> {
+    const CTX: &str = "while scanning a directive";
+    let blank = |c: Option<&u8>| matches!(c, Some(b' ' | b'\t'));
+    let blankz = |c: Option<&u8>| matches!(c, None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+    let alpha = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
+    let mut i = 1;
+    while line.get(i).is_some_and(alpha) {
+        i += 1;
+    }
+    if i == 1 {
+        return Err(("could not find expected directive name", CTX));
+    }
+    if !blankz(line.get(i)) {
+        return Err(("found unexpected non-alphabetical character", CTX));
+    }
+    let skip_blanks = |i: &mut usize| {
+        while blank(line.get(*i)) {
+            *i += 1;
+        }
+    };
+    let number = |i: &mut usize| -> Result<u32, (&'static str, &'static str)> {
+        let start = *i;
+        while line.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        match *i - start {
+            0 => Err((
+                "did not find expected version number",
+                "while scanning a %YAML directive",
+            )),
+            n if n > 9 => Err((
+                "found extremely long version number",
+                "while scanning a %YAML directive",
+            )),
+            _ => Ok(std::str::from_utf8(&line[start..*i])
+                .ok()
+                .and_then(|d| d.parse().ok())
+                .unwrap_or(0)),
+        }
+    };
+    let version = match &line[1..i] {
+        b"YAML" => {
+            skip_blanks(&mut i);
+            let major = number(&mut i)?;
+            if line.get(i) != Some(&b'.') {
+                return Err((
+                    "did not find expected digit or '.' character",
+                    "while scanning a %YAML directive",
+                ));
+            }
+            i += 1;
+            let minor = number(&mut i)?;
+            Some((major, minor))
+        }
+        b"TAG" => {
+            skip_blanks(&mut i);
+            if line.get(i) != Some(&b'!') {
+                return Err((
+                    "did not find expected '!'",
+                    "while scanning a tag directive",
+                ));
+            }
+            i += 1;
+            while line.get(i).is_some_and(alpha) {
+                i += 1;
+            }
+            if line.get(i) == Some(&b'!') {
+                i += 1;
+            } else if i != 2 {
+                return Err((
+                    "did not find expected '!'",
+                    "while scanning a tag directive",
+                ));
+            }
+            if !blank(line.get(i)) {
+                return Err((
+                    "did not find expected whitespace",
+                    "while scanning a %TAG directive",
+                ));
+            }
+            skip_blanks(&mut i);
+            let start = i;
+            while !blankz(line.get(i)) {
+                i += 1;
+            }
+            if i == start {
+                return Err((
+                    "did not find expected tag URI",
+                    "while parsing a %TAG directive",
+                ));
+            }
+            None
+        }
+        _ => return Err(("found unknown directive name", CTX)),
+    };
+    skip_blanks(&mut i);
+    if line.get(i) == Some(&b'#') {
+        return Ok(version);
+    }
+    if !matches!(line.get(i), None | Some(b'\r' | b'\n')) {
+        return Err(("did not find expected comment or line break", CTX));
+    }
+    Ok(version)
+}
+
+/// Whether `b[from..to]` holds one of `chars` outside comments.
+fn find_indicator_any(b: &[u8], from: usize, to: usize, chars: &[u8]) -> bool {
+    let mut i = from;
+    let to = to.min(b.len());
+    while i < to {
+        match b[i] {
+            c if chars.contains(&c) => return true,
+            b'#' if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') => {
+                while i < to && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 /// Whether `b[from..to]` holds the indicator `ind` (followed by a blank) outside comments.
@@ -1598,6 +1862,24 @@ fn line_col(text: &str, byte: usize) -> (usize, usize) {
     let line = before.bytes().filter(|&c| c == b'\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |p| p + 1);
     (line, text[line_start..byte].chars().count() + 1)
+}
+
+/// 1-based line and column as libyaml counts them: CR LF, CR, LF, NEL, LS and PS break lines.
+fn libyaml_line_col(text: &str, byte: usize) -> (usize, usize) {
+    let byte = crate::span::floor_char_boundary(text, byte);
+    let (mut line, mut column) = (1, 1);
+    let mut chars = text[..byte].chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
+                line += 1;
+                column = 1;
+            }
+            _ => column += 1,
+        }
+    }
+    (line, column)
 }
 
 /// Finds `#` comments: a `#` at a line start or after whitespace, outside scalar content.

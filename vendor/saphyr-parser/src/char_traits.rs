@@ -103,6 +103,7 @@ pub fn is_yaml_non_space(c: char) -> bool {
 /// Check whether the character is a valid YAML anchor name character.
 #[inline]
 #[must_use]
+#[allow(dead_code)] // hieralint patch 6: anchors use `is_alpha` now.
 pub fn is_anchor_char(c: char) -> bool {
     is_yaml_non_space(c) && !is_flow(c)
 }

@@ -222,12 +222,7 @@ pub trait Input {
                     self.skip();
                 }
                 // YAML comments must be preceded by whitespace.
-                '#' if !encountered_tab && !has_yaml_ws => {
-                    return (
-                        chars_consumed,
-                        Err("comments must be separated from other tokens by whitespace"),
-                    );
-                }
+                // hieralint patch 9 (PATCHES.md): no whitespace needed before a comment.
                 '#' => {
                     self.skip(); // Skip over '#'
                     while is_yaml_non_break(self.look_ch()) {

@@ -21,7 +21,7 @@ use thiserror::Error;
 
 use crate::{
     char_traits::{
-        as_hex, is_anchor_char, is_blank_or_breakz, is_break, is_breakz, is_flow, is_hex,
+        as_hex, is_alpha, is_blank_or_breakz, is_break, is_breakz, is_flow, is_hex,
         is_tag_char, is_uri_char, is_yaml_non_break,
     },
     input::{Input, SkipTabs},
@@ -775,13 +775,16 @@ impl<'input, T: Input> Scanner<'input, T> {
             '}' => self.fetch_flow_collection_end(TokenType::FlowMappingEnd),
             ',' => self.fetch_flow_entry(),
             '-' if is_blank_or_breakz(nc) => self.fetch_block_entry(),
-            '?' if is_blank_or_breakz(nc) => self.fetch_key(),
+            // hieralint patch 8 (PATCHES.md): in flow context libyaml reads `?` and `:` as
+            // indicators whatever follows (`[?a]` is `[{"a"=>nil}]`, `[:a]` an error).
+            '?' if is_blank_or_breakz(nc) || self.flow_level > 0 => self.fetch_key(),
             ':' if is_blank_or_breakz(nc) => self.fetch_value(),
             ':' if self.flow_level > 0
                 && (is_flow(nc) || self.mark.index == self.adjacent_value_allowed_at) =>
             {
                 self.fetch_flow_value()
             }
+            ':' if self.flow_level > 0 => self.fetch_value(),
             // Is it an alias?
             '*' => self.fetch_anchor(true),
             // Is it an anchor?
@@ -798,7 +801,12 @@ impl<'input, T: Input> Scanner<'input, T> {
             ':' | '?' if !is_blank_or_breakz(nc) && self.flow_level == 0 => {
                 self.fetch_plain_scalar()
             }
+            // hieralint patch 8: nor can `|` and `>` start a plain scalar in flow context.
             '%' | '@' | '`' => Err(ScanError::new(
+                self.mark,
+                format!("unexpected character: `{c}'"),
+            )),
+            '|' | '>' => Err(ScanError::new(
                 self.mark,
                 format!("unexpected character: `{c}'"),
             )),
@@ -1470,12 +1478,17 @@ impl<'input, T: Input> Scanner<'input, T> {
         let start_mark = self.mark;
 
         self.skip_non_blank();
-        while is_anchor_char(self.input.look_ch()) {
+        // hieralint patch 6 (PATCHES.md): libyaml's anchor names are `[0-9A-Za-z_-]+` and must be
+        // followed by a blank or one of `?:,]}%@``; YAML 1.2 allows any non-space, non-flow
+        // character (`&port: 1` is the anchor `port:` to saphyr, `port` to libyaml).
+        while is_alpha(self.input.look_ch()) {
             string.push(self.input.peek());
             self.skip_non_blank();
         }
+        let c = self.input.look_ch();
+        let ends_well = is_blank_or_breakz(c) || matches!(c, '?' | ':' | ',' | ']' | '}' | '%' | '@' | '`');
 
-        if string.is_empty() {
+        if string.is_empty() || !ends_well {
             return Err(ScanError::new_str(
                 start_mark,
                 "while scanning an anchor or alias, did not find expected alphabetic or numeric character",
@@ -1682,7 +1695,10 @@ impl<'input, T: Input> Scanner<'input, T> {
     }
 
     fn fetch_block_scalar(&mut self, literal: bool) -> ScanResult {
-        self.save_simple_key();
+        // hieralint patch 7 (PATCHES.md): as libyaml's `yaml_parser_fetch_block_scalar`, a block
+        // scalar removes any potential simple key instead of saving itself as one (a block
+        // scalar cannot be an implicit key; saved as a required one at column 0 it failed).
+        self.remove_simple_key()?;
         self.allow_simple_key();
         let tok = self.scan_block_scalar(literal)?;
 
@@ -2329,12 +2345,8 @@ impl<'input, T: Input> Scanner<'input, T> {
                 break;
             }
 
-            if self.flow_level > 0 && self.input.peek() == '-' && is_flow(self.input.peek_nth(1)) {
-                return Err(ScanError::new_str(
-                    self.mark,
-                    "plain scalar cannot start with '-' followed by ,[]{}",
-                ));
-            }
+            // hieralint patch 10 (PATCHES.md): libyaml reads `-` followed by a flow indicator as
+            // a plain scalar (`[-]` is `["-"]`); saphyr refused it.
 
             if !self.input.next_is_blank_or_breakz()
                 && self.input.next_can_be_plain_scalar(self.flow_level > 0)
@@ -2373,6 +2385,17 @@ impl<'input, T: Input> Scanner<'input, T> {
                     // hence the `for` loop looping `self.input.bufmaxlen() - 1` times.
                     self.input.lookahead(self.input.bufmaxlen());
                     for _ in 0..self.input.bufmaxlen() - 1 {
+                        // hieralint patch 11 (PATCHES.md): libyaml refuses `:` followed by one of
+                        // `,?[]{}` inside a plain scalar in flow context (`{a:}`).
+                        if self.flow_level > 0
+                            && self.input.peek() == ':'
+                            && matches!(self.input.peek_nth(1), ',' | '?' | '[' | ']' | '{' | '}')
+                        {
+                            return Err(ScanError::new_str(
+                                start_mark,
+                                "while scanning a plain scalar, found unexpected ':'",
+                            ));
+                        }
                         if self.input.next_is_blank_or_breakz()
                             || !self.input.next_can_be_plain_scalar(self.flow_level > 0)
                         {
@@ -2485,8 +2508,13 @@ impl<'input, T: Input> Scanner<'input, T> {
         }
 
         self.skip_non_blank();
-        self.skip_yaml_whitespace()?;
-        if self.input.peek() == '\t' {
+        // hieralint patch 8: in flow context `?` needs no whitespace after it (`[?a]`), nor at
+        // the end of the input (`?` as the last character is an empty key to libyaml).
+        let skipped = self.skip_yaml_whitespace();
+        if self.flow_level == 0 && !self.input.next_is_z() {
+            skipped?;
+        }
+        if self.flow_level == 0 && self.input.peek() == '\t' {
             return Err(ScanError::new_str(
                 self.mark(),
                 "tabs disallowed in this context",

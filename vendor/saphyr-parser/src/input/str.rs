@@ -222,12 +222,8 @@ impl Input for StrInput<'_> {
         let mut chars_consumed = self.buffer.len() - new_str.len();
 
         if !new_str.is_empty() && new_str.as_bytes()[0] == b'#' {
-            if !encountered_tab && !has_yaml_ws {
-                return (
-                    chars_consumed,
-                    Err("comments must be separated from other tokens by whitespace"),
-                );
-            }
+            // hieralint patch 9 (PATCHES.md): libyaml starts a comment at any `#` that begins a
+            // token, without separating whitespace (`[a,#b` and `[a]#c` are comments).
 
             // Skip remaining non-break characters.
             while let Some((c, sub_str)) = split_first_char(new_str) {
