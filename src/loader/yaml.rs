@@ -24,6 +24,30 @@ use super::{Comment, Document, Format, LoadIssue, LoadIssueKind};
 use crate::span::{CharIndex, SourceFile, Span};
 use crate::value::{Entry, Mapping, Node, NodeKind, Scalar, ScalarStyle, Tag, Value};
 
+/// Stands in for U+FEFF inside the text: saphyr treats a byte order mark as a document
+/// boundary, libyaml as an ordinary character (except at a line start, where it skips it).
+/// A noncharacter, so it cannot be confused with content.
+const BOM_STAND_IN: char = '\u{FDD0}';
+
+/// The text as saphyr must see it to tokenize like libyaml, keeping every character index:
+/// NEL, LS and PS are line breaks (`\n`); a byte order mark starting a line is skipped (a
+/// space); elsewhere it is content ([`BOM_STAND_IN`], put back into scalar values).
+fn libyaml_view(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut line_start = true;
+    for c in text.chars() {
+        let mapped = match c {
+            '\u{85}' | '\u{2028}' | '\u{2029}' => '\n',
+            '\u{FEFF}' if line_start => ' ',
+            '\u{FEFF}' => BOM_STAND_IN,
+            c => c,
+        };
+        line_start = mapped == '\n';
+        out.push(mapped);
+    }
+    out
+}
+
 /// Deepest nesting of collections accepted (counting what aliases expand to). Psych has no limit
 /// (libyaml recurses in C); 1,000 is far beyond real data and keeps every recursive walk over
 /// the tree (drop, clone, `to_value`) safe.
@@ -41,8 +65,8 @@ pub fn load(file: &SourceFile) -> Document {
     // Each is one character, like the `\n` it becomes, so saphyr's character indices still
     // point into `text`.
     let substituted = text
-        .contains(['\u{85}', '\u{2028}', '\u{2029}'])
-        .then(|| text.replace(['\u{85}', '\u{2028}', '\u{2029}'], "\n"));
+        .contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{FEFF}'])
+        .then(|| libyaml_view(text));
     let parse_text = substituted.as_deref().unwrap_or(text);
     let mut loader = Loader::new(text, parse_text);
     loader.reader_check(file);
@@ -548,7 +572,11 @@ impl<'a> Loader<'a> {
         if self.skipping {
             return true;
         }
-        let text: Arc<str> = Arc::from(value.as_ref());
+        let text: Arc<str> = if value.contains(BOM_STAND_IN) && !self.text.contains(BOM_STAND_IN) {
+            Arc::from(value.replace(BOM_STAND_IN, "\u{FEFF}"))
+        } else {
+            Arc::from(value.as_ref())
+        };
         let resolved = psych::scalar(
             props.psych_tag.as_deref(),
             style == ScalarStyle::Plain,
@@ -1076,7 +1104,9 @@ impl<'a> Loader<'a> {
                 _ => {
                     plain_running = false;
                     line_ws = false;
-                    after_indicator = matches!(c, b'-' | b'?')
+                    let token_start = i == from || matches!(b[i - 1], b' ' | b'\t' | b'\n');
+                    after_indicator = token_start
+                        && matches!(c, b'-' | b'?')
                         && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
                     if !(0x80..0xC0).contains(&c) {
                         col += 1;
@@ -1501,6 +1531,14 @@ impl<'a> Loader<'a> {
                          next token"
                             .into(),
                         Some(at),
+                    );
+                }
+                // libyaml's own spelling.
+                if info == "while parsing a quoted scalar, did not find expected hexadecimal number"
+                {
+                    return reorder(
+                        "while parsing a quoted scalar",
+                        "did not find expected hexdecimal number",
                     );
                 }
                 // "while <context>, <problem>" → "<problem> while <context>" (libyaml's order).
