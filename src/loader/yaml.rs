@@ -68,7 +68,7 @@ pub fn load(file: &SourceFile) -> Document {
         .contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{FEFF}'])
         .then(|| libyaml_view(text));
     let parse_text = substituted.as_deref().unwrap_or(text);
-    let mut loader = Loader::new(text, parse_text);
+    let mut loader = Loader::new(text, parse_text, file.line_starts());
     loader.reader_check(file);
     loader.run();
     if let Some(at) = loader.truncate_at {
@@ -78,7 +78,7 @@ pub fn load(file: &SourceFile) -> Document {
             .char_indices()
             .nth(chars)
             .map_or(parse_text.len(), |(b, _)| b);
-        loader = Loader::new(&text[..at], &parse_text[..parse_at]);
+        loader = Loader::new(&text[..at], &parse_text[..parse_at], file.line_starts());
         loader.run();
         loader.issues.extend(extra);
     }
@@ -197,6 +197,8 @@ struct Anchored {
 
 struct Loader<'a> {
     text: &'a str,
+    /// Byte offsets of line starts (`SourceFile::line_starts`).
+    line_starts: &'a [u32],
     /// What saphyr reads: `text` with libyaml's other line breaks (NEL, LS, PS) replaced by
     /// `\n`, which keeps every character index.
     parse_text: &'a str,
@@ -219,9 +221,9 @@ struct Loader<'a> {
     has_tabs: bool,
     /// End of the previous token, for libyaml's whitespace checks between tokens.
     tok_end: usize,
-    /// The previous token was a plain scalar: its start and libyaml's indent for it (the column
-    /// of the innermost block collection plus one).
-    prev_plain: Option<(usize, usize)>,
+    /// The previous token was a plain scalar: its start and the start of the innermost block
+    /// collection around it (libyaml's indent for it is that column plus one).
+    prev_plain: Option<(usize, Option<usize>)>,
     /// libyaml's reader rejected the text (a control character, invalid UTF-8): that is the only
     /// syntax error Psych reports.
     reader_error: bool,
@@ -231,9 +233,10 @@ struct Loader<'a> {
 }
 
 impl<'a> Loader<'a> {
-    fn new(text: &'a str, parse_text: &'a str) -> Loader<'a> {
+    fn new(text: &'a str, parse_text: &'a str, line_starts: &'a [u32]) -> Loader<'a> {
         Loader {
             text,
+            line_starts,
             parse_text,
             offsets: Offsets::new(text),
             stack: Vec::new(),
@@ -568,7 +571,7 @@ impl<'a> Loader<'a> {
         }
         self.tok_end = if block { end } else { span.end as usize };
         self.prev_plain = (style == ScalarStyle::Plain && !value.is_empty())
-            .then(|| (span.start as usize, self.plain_indent()));
+            .then(|| (span.start as usize, self.plain_block_start()));
         if self.skipping {
             return true;
         }
@@ -992,7 +995,7 @@ impl<'a> Loader<'a> {
             });
         }
         if let Some(first) = duplicate {
-            let lc = line_col(self.text, first.start as usize);
+            let lc = self.line_col(first.start as usize);
             self.issues.push(LoadIssue {
                 kind: LoadIssueKind::DuplicateKey { first },
                 span: key_span,
@@ -1011,6 +1014,15 @@ impl<'a> Loader<'a> {
     //
     // Each check reproduces one libyaml 0.2.5 rule (the C source Psych 4.0.3 bundles) with the
     // message Psych gives for it; `fixtures/yaml/malformed/` holds a recorded case for each.
+
+    /// 1-based line and character column (for messages), with the file's line index.
+    fn line_col(&self, byte: usize) -> (usize, usize) {
+        let line = match self.line_starts.binary_search(&(byte as u32)) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        (line + 1, self.col(byte) + 1)
+    }
 
     /// 0-based character column of a byte offset.
     fn col(&self, byte: usize) -> usize {
@@ -1032,14 +1044,10 @@ impl<'a> Loader<'a> {
         self.stop_syntax(Span::new(at, end), message)
     }
 
-    /// libyaml's indent while it scans a plain scalar: the column of the innermost block
-    /// collection, plus one (0 at the top level).
-    fn plain_indent(&self) -> usize {
-        self.stack
-            .iter()
-            .rev()
-            .find(|f| !f.flow)
-            .map_or(0, |f| self.col(f.start) + 1)
+    /// Start of the innermost block collection: libyaml's indent while it scans a plain scalar
+    /// is its column plus one (0 at the top level).
+    fn plain_block_start(&self) -> Option<usize> {
+        self.stack.iter().rev().find(|f| !f.flow).map(|f| f.start)
     }
 
     /// Tabs in the whitespace before the next token (`upto`), as libyaml treats them
@@ -1054,7 +1062,9 @@ impl<'a> Loader<'a> {
             return true;
         }
         let flow = self.stack.iter().any(|f| f.flow);
-        let plain = self.prev_plain;
+        let plain = self
+            .prev_plain
+            .map(|(start, block)| (start, block.map_or(0, |b| self.col(b) + 1)));
         let mut plain_running = plain.is_some();
         let mut broke = false;
         let mut line_ws = from == 0 || b[from - 1] == b'\n';
@@ -1891,15 +1901,6 @@ fn merge_entries(value: &Node) -> Option<Vec<Entry>> {
             })
             .collect(),
     )
-}
-
-/// 1-based line and character column, without a line index (for messages).
-fn line_col(text: &str, byte: usize) -> (usize, usize) {
-    let byte = crate::span::floor_char_boundary(text, byte);
-    let before = &text[..byte];
-    let line = before.bytes().filter(|&c| c == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
-    (line, text[line_start..byte].chars().count() + 1)
 }
 
 /// 1-based line and column as libyaml counts them: CR LF, CR, LF, NEL, LS and PS break lines.
