@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod engine;
+pub mod facts;
 pub mod loader;
 pub mod project;
 pub mod render;

@@ -7,6 +7,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::sync::OnceLock;
+
+use crate::config::{self, ConfigError, HieraConfig};
 use crate::loader::Document;
 use crate::span::SourceFile;
 
@@ -36,9 +39,39 @@ pub struct LoadedFile {
     pub layer: Layer,
     /// The environment directory this file belongs to (absent for loose files).
     pub env_root: Option<PathBuf>,
+    /// The hiera.yaml model, parsed on first use (hiera.yaml files only).
+    pub config: OnceLock<(Option<HieraConfig>, Vec<ConfigError>)>,
 }
 
 impl LoadedFile {
+    pub fn new(
+        source: Arc<SourceFile>,
+        doc: Document,
+        role: FileRole,
+        layer: Layer,
+        env_root: Option<PathBuf>,
+    ) -> LoadedFile {
+        LoadedFile {
+            source,
+            doc,
+            role,
+            layer,
+            env_root,
+            config: OnceLock::new(),
+        }
+    }
+
+    /// The parsed hiera.yaml model and Puppet's validation errors (empty for other files).
+    pub fn hiera_config(&self) -> &(Option<HieraConfig>, Vec<ConfigError>) {
+        self.config.get_or_init(|| {
+            if self.role == FileRole::HieraConfig {
+                config::parse(&self.source, &self.doc, &self.layer)
+            } else {
+                (None, Vec::new())
+            }
+        })
+    }
+
     pub fn module_name(&self) -> Option<&str> {
         match &self.layer {
             Layer::Module(m) => Some(m),

@@ -351,13 +351,13 @@ fn load_one(p: &Planned) -> Result<LoadedFile, ScanError> {
     let source = Arc::new(SourceFile::from_bytes(&p.path, &bytes));
     let format = Format::from_extension(&p.path).unwrap_or(Format::Yaml);
     let doc = loader::load(format, &source);
-    Ok(LoadedFile {
+    Ok(LoadedFile::new(
         source,
         doc,
-        role: p.role.clone(),
-        layer: p.layer.clone(),
-        env_root: p.env_root.clone(),
-    })
+        p.role.clone(),
+        p.layer.clone(),
+        p.env_root.clone(),
+    ))
 }
 
 /// Discovers and loads everything under `paths`, in parallel.

@@ -98,8 +98,9 @@ impl SourceFile {
         }
     }
 
-    /// Decodes raw bytes: strips a UTF-8 BOM (Psych and Ruby's JSON ignore it too) and replaces
-    /// invalid UTF-8, remembering where the first invalid sequence was.
+    /// Decodes raw bytes: strips a UTF-8 BOM, remembering it in `had_bom` (Ruby's JSON parser, as
+    /// Puppet calls it, fails on a BOM: see `loader::json`), and replaces invalid UTF-8,
+    /// remembering where the first invalid sequence was.
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: &[u8]) -> SourceFile {
         let (bytes, had_bom) = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
             Some(rest) => (rest, true),

@@ -412,7 +412,9 @@ pub fn ruby_float_to_s(f: f64) -> String {
         };
     }
     let abs = f.abs();
-    if abs != 0.0 && !(1e-4..1e16).contains(&abs) {
+    // Ruby prints fixed notation only for 1e-4 <= |f| < 1e15 (recorded: `1e15.to_s` is
+    // "1.0e+15", `123456789012345.0.to_s` is "123456789012345.0", `1e-5.to_s` is "1.0e-05").
+    if abs != 0.0 && !(1e-4..1e15).contains(&abs) {
         // Ruby: 1.0e+20, 1.5e-05
         let s = format!("{:e}", f);
         let (mant, exp) = s.split_once('e').unwrap();
@@ -596,5 +598,15 @@ mod tests {
         assert_eq!(ruby_float_to_s(1e20), "1.0e+20");
         assert_eq!(ruby_float_to_s(1.5e-5), "1.5e-05");
         assert_eq!(ruby_float_to_s(f64::INFINITY), "Infinity");
+        assert_eq!(ruby_float_to_s(1e15), "1.0e+15");
+        assert_eq!(ruby_float_to_s(123456789012345.0), "123456789012345.0");
+        assert_eq!(ruby_float_to_s(1e-4), "0.0001");
+        assert_eq!(ruby_float_to_s(1e-5), "1.0e-05");
+        // Recorded with `ruby -e 'p "\x01\x7f\f\v\b\a\e#\#{a}\#$b\#@c#x\u2028é"'`.
+        assert_eq!(
+            Value::string("\u{1}\u{7f}\u{c}\u{b}\u{8}\u{7}\u{1b}##{a}#$b#@c#x\u{2028}é")
+                .ruby_inspect(),
+            r#""\u0001\u007F\f\v\b\a\e#\#{a}\#$b\#@c#x\u2028é""#
+        );
     }
 }

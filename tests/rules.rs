@@ -7,7 +7,6 @@ mod support;
 
 use support::*;
 
-#[allow(dead_code)] // until the first rule lands in `rule_tests!`
 fn run_cases(rule: &'static str) {
     let cases = rule_cases(rule);
     assert!(
@@ -58,4 +57,7 @@ macro_rules! rule_tests {
     ($($f:ident => $name:literal),* $(,)?) => { $(#[test] fn $f() { run_cases($name) })* };
 }
 
-rule_tests! {}
+rule_tests! {
+    invalid_hiera_config => "invalid-hiera-config",
+    interpolation_method_in_hiera_config => "interpolation-method-in-hiera-config",
+}

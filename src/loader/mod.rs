@@ -70,10 +70,16 @@ pub enum LoadIssueKind {
     /// (`.e+5`, `0x_`), a `nil.allocate` for an empty class name in a tag, `Unknown alias: x`
     /// (Psych::BadAlias). Puppet fails the whole file with `Unable to parse <message>` (without
     /// the `(<path>): ` that Psych's own syntax errors carry).
+    /// HOCON: ruby-hocon crashes with a non-`ConfigError` (`a = "\q"`: NoMethodError,
+    /// `a = 1e400`: FloatDomainError, `include url(...)`); hocon_data rescues only ConfigError,
+    /// so Puppet reports the bare message, without `Unable to parse` (recorded with the oracle).
     RubyError,
     /// Psych loads a value hieralint cannot represent exactly (an integer beyond 64 bits, a
     /// `!ruby/encoding` object, `!!binary` bytes that are not UTF-8): the loaded value is an
     /// approximation, the message says which. Not fatal: Puppet loads the file.
+    /// JSON and HOCON use it for integers beyond 64 bits too, and HOCON for what depends on the
+    /// Puppet server rather than the file (`${VAR}` falling back to an environment variable,
+    /// `include "file"` relative to the server's working directory).
     Unmodelled,
 }
 
@@ -145,8 +151,9 @@ impl Document {
             (None, Format::Yaml) => PuppetData::Value(Value::Bool(false)),
             // HOCON: an empty file is an empty hash (§6.3).
             (None, Format::Hocon) => PuppetData::Value(Value::hash(Default::default())),
-            // JSON: an empty file is a parse error, reported by the loader as a Syntax issue.
-            (None, Format::Json) => PuppetData::Error("unexpected token at ''".into()),
+            // JSON: an empty file is a parse error, reported by the loader as a Syntax issue
+            // (Ruby json 2.6.1's message, recorded in fixtures/json/cases.json).
+            (None, Format::Json) => PuppetData::Error("859: unexpected token at ''".into()),
         }
     }
 }

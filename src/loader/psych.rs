@@ -962,7 +962,8 @@ pub(crate) const OMAP_NOT_COLLECTION: &str = "undefined method `first' for nil:N
 
 /// `!!omap` element that is an empty collection: `accept(nil)`; Ruby prints the visitor's
 /// inspect after `for`, which we abbreviate.
-pub(crate) const OMAP_EMPTY: &str = "undefined method `visit_NilClass' for #<Psych::Visitors::ToRuby>";
+pub(crate) const OMAP_EMPTY: &str =
+    "undefined method `visit_NilClass' for #<Psych::Visitors::ToRuby>";
 
 /// What a tagged sequence becomes (`ToRuby#visit_Psych_Nodes_Sequence`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,6 +6,8 @@
 //! hiera.yaml, H2xx interpolation, H3xx facts and variables, H4xx lookup_options and merges,
 //! H9xx hieralint itself (configuration, suppressions).
 
+pub mod interpolation_method_in_hiera_config;
+pub mod invalid_hiera_config;
 pub mod unreadable_file;
 
 use crate::diag::{Diagnostic, Severity};
@@ -116,7 +118,10 @@ pub fn registry() -> &'static [&'static dyn Rule] {
     REGISTRY
 }
 
-static REGISTRY: &[&dyn Rule] = &[];
+static REGISTRY: &[&dyn Rule] = &[
+    &invalid_hiera_config::InvalidHieraConfig,
+    &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
+];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
 /// suppressions).
