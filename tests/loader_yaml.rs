@@ -802,11 +802,30 @@ fn comments_everywhere_but_inside_scalars() {
 
 #[test]
 fn deep_nesting_is_capped_without_overflow() {
+    // saphyr-parser reads 255 nested flow collections and stops at the 256th (Psych reads
+    // about 10,000 before Ruby's stack overflows; Hiera data never nests so deep).
+    let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let (_, doc) = load(&nested(yaml::MAX_FLOW_DEPTH));
+    assert!(doc.fatal_issue().is_none(), "{:?}", doc.issues);
+    let (file, doc) = load(&nested(yaml::MAX_FLOW_DEPTH + 1));
+    let issue = fatal(&doc);
+    assert_eq!(issue.kind, LoadIssueKind::Limit);
+    assert_eq!(lc(&file, issue.span.start), (1, yaml::MAX_FLOW_DEPTH + 1));
+    assert!(
+        issue.message.contains("deeper than 255"),
+        "{}",
+        issue.message
+    );
     let text = "[".repeat(100_000);
+    let started = std::time::Instant::now();
     let (file, doc) = load(&text);
     let issue = fatal(&doc);
     assert_eq!(issue.kind, LoadIssueKind::Limit);
-    assert_eq!(lc(&file, issue.span.start), (1, yaml::MAX_DEPTH + 1));
+    assert_eq!(lc(&file, issue.span.start), (1, yaml::MAX_FLOW_DEPTH + 1));
+    // Unoptimized test builds included: the limit also bounds saphyr's look-ahead through
+    // nested openings (quadratic in the depth).
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+    // Block collections nest up to hieralint's own limit.
     let text = "a:\n".to_string()
         + &(1..3000)
             .map(|i| format!("{}k{i}:\n", " ".repeat(i)))
@@ -838,17 +857,20 @@ fn alias_bombs_are_capped() {
 
 #[test]
 fn aliases_cannot_nest_past_the_depth_limit() {
-    // Each anchor nests the previous one 600 levels deeper.
-    let deep = |inner: &str| format!("{}{inner}{}", "[".repeat(600), "]".repeat(600));
-    let text = format!(
-        "a: &a {}\nb: &b {}\nc: &c {}\n",
-        deep("1"),
-        deep("*a"),
-        deep("*b")
-    );
-    let (_, doc) = load(&text);
+    // Each anchor nests the previous one 200 levels deeper (flow collections nest at most 255
+    // deep in one place): under the root mapping, e's alias of d reaches 1 + 200 + 801 levels.
+    let deep = |inner: &str| format!("{}{inner}{}", "[".repeat(200), "]".repeat(200));
+    let mut text = format!("a: &a {}\n", deep("1"));
+    for (prev, name) in ["a", "b", "c", "d", "e"]
+        .iter()
+        .zip(["b", "c", "d", "e", "f"])
+    {
+        text.push_str(&format!("{name}: &{name} {}\n", deep(&format!("*{prev}"))));
+    }
+    let (file, doc) = load(&text);
     let issue = fatal(&doc);
     assert_eq!(issue.kind, LoadIssueKind::Limit);
+    assert_eq!(lc(&file, issue.span.start).0, 5);
     assert!(
         issue.message.contains("deeper than 1000"),
         "{}",

@@ -10,6 +10,7 @@
 pub mod hocon;
 pub mod json;
 pub mod psych;
+mod repair;
 pub mod yaml;
 
 use crate::span::Span;

@@ -20,69 +20,89 @@ use indexmap::IndexMap;
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, ScanError, Span as SaphyrSpan};
 
 use super::psych::{self, MapTag, SeqTag};
+use super::repair::{
+    self, CharMap, Edit, EditKind, Origin, ParseInput, Repairs, BOM_STAND_IN, DASH_STAND_IN,
+};
 use super::{Comment, Document, Format, LoadIssue, LoadIssueKind};
 use crate::span::{CharIndex, SourceFile, Span};
 use crate::value::{Entry, Mapping, Node, NodeKind, Scalar, ScalarStyle, Tag, Value};
-
-/// Stands in for U+FEFF inside the text: saphyr treats a byte order mark as a document
-/// boundary, libyaml as an ordinary character (except at a line start, where it skips it).
-/// A noncharacter, so it cannot be confused with content.
-const BOM_STAND_IN: char = '\u{FDD0}';
-
-/// The text as saphyr must see it to tokenize like libyaml, keeping every character index:
-/// NEL, LS and PS are line breaks (`\n`); a byte order mark starting a line is skipped (a
-/// space); elsewhere it is content ([`BOM_STAND_IN`], put back into scalar values).
-fn libyaml_view(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut line_start = true;
-    for c in text.chars() {
-        let mapped = match c {
-            '\u{85}' | '\u{2028}' | '\u{2029}' => '\n',
-            '\u{FEFF}' if line_start => ' ',
-            '\u{FEFF}' => BOM_STAND_IN,
-            c => c,
-        };
-        line_start = mapped == '\n';
-        out.push(mapped);
-    }
-    out
-}
 
 /// Deepest nesting of collections accepted (counting what aliases expand to). Psych has no limit
 /// (libyaml recurses in C); 1,000 is far beyond real data and keeps every recursive walk over
 /// the tree (drop, clone, `to_value`) safe.
 pub const MAX_DEPTH: usize = 1_000;
 
+/// Deepest nesting of flow collections saphyr-parser reads: its scanner counts flow levels in a
+/// `u8` and stops at the 256th with "recursion limit exceeded". Psych nests flow collections
+/// until Ruby's stack overflows (about 10,000 levels); Hiera data never comes close.
+pub const MAX_FLOW_DEPTH: usize = 255;
+
 /// Most nodes that alias expansion may produce in one document (the "billion laughs" defence).
 /// Psych shares one Ruby object per anchor and so never expands; hieralint copies the anchored
 /// nodes so that every value keeps a span, and stops at this many copies.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
+/// Most parses of one file while repairing what saphyr refuses and libyaml accepts (see
+/// [`repair`]); a file needing more stops with a `Limit` issue. Each parse also counts against a
+/// budget of 32 times the file's length (plus 4 MiB), so repairs stay linear in practice.
+const MAX_REPAIR_RUNS: usize = 200;
+
 /// Loads the first YAML document of `file` as Puppet's `yaml_data` does (reference §6.1).
+///
+/// saphyr-parser reads the text first as it is. When it stops at a construct libyaml accepts,
+/// the loader edits the text it gives saphyr (never the positions it reports: they map back to
+/// `file`) and parses again; see [`repair`].
 pub fn load(file: &SourceFile) -> Document {
     let text = file.text();
-    // libyaml also breaks lines at NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR; saphyr does not.
-    // Each is one character, like the `\n` it becomes, so saphyr's character indices still
-    // point into `text`.
-    let substituted = text
-        .contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{FEFF}'])
-        .then(|| libyaml_view(text));
-    let parse_text = substituted.as_deref().unwrap_or(text);
-    let mut loader = Loader::new(text, parse_text, file.line_starts());
-    loader.reader_check(file);
-    loader.run();
-    if let Some(at) = loader.truncate_at {
-        let extra = std::mem::take(&mut loader.issues);
-        let chars = text[..at].chars().count();
-        let parse_at = parse_text
-            .char_indices()
-            .nth(chars)
-            .map_or(parse_text.len(), |(b, _)| b);
-        loader = Loader::new(&text[..at], &parse_text[..parse_at], file.line_starts());
+    let mut repairs = Repairs::default();
+    let mut runs = 0;
+    let mut work = 0usize;
+    let budget = text.len().saturating_mul(32).saturating_add(4 << 20);
+    let (mut doc, truncate_at) = loop {
+        let input = ParseInput::build(text, text.len(), &repairs);
+        let mut loader = Loader::new(text, &input, file.line_starts(), &repairs);
+        loader.reader_check(file);
         loader.run();
-        loader.issues.extend(extra);
+        runs += 1;
+        work = work.saturating_add(text.len());
+        match loader.verdict() {
+            Verdict::Done => {
+                let truncate_at = loader.truncate_at;
+                break (loader.finish(), truncate_at);
+            }
+            Verdict::DropSpeculative => repairs.drop_speculative(),
+            Verdict::DropTentative(at) => repairs.drop_tentative(&at),
+            Verdict::Repair(edits, speculate_from) => {
+                repairs.next_round();
+                let mut changed = false;
+                for e in edits {
+                    changed |= repairs.add(e);
+                }
+                if let Some(from) = speculate_from {
+                    if !repairs.speculated && !repairs.no_speculation {
+                        repairs.speculated = true;
+                        for e in repair::speculate(text, from) {
+                            repairs.add(e);
+                        }
+                    }
+                }
+                if !changed || runs >= MAX_REPAIR_RUNS || work > budget {
+                    // No progress, or too many repairs: the next run reports the error.
+                    repairs.exhausted = true;
+                }
+            }
+        }
+    };
+    if let Some(at) = truncate_at {
+        // saphyr failed on a token after a complete flow root before reporting the root: read
+        // the document again up to that token.
+        let extra = std::mem::take(&mut doc.issues);
+        let input = ParseInput::build(text, at, &repairs);
+        let mut loader = Loader::new(&text[..at], &input, file.line_starts(), &repairs);
+        loader.run();
+        doc = loader.finish();
+        doc.issues.extend(extra);
     }
-    let mut doc = loader.finish();
     if let Some(at) = file.invalid_utf8_at {
         let at = at.min(file.text().len());
         let lc = file.line_col(at);
@@ -98,6 +118,19 @@ pub fn load(file: &SourceFile) -> Document {
     }
     sort_issues(&mut doc.issues);
     doc
+}
+
+/// What a run of the loader asks for.
+enum Verdict {
+    /// The document is read (or failed as Psych fails it).
+    Done,
+    /// A speculative edit proved wrong: drop them all and repair one error at a time.
+    DropSpeculative,
+    /// Tentative edits at these positions proved wrong: the errors there are libyaml's too.
+    DropTentative(Vec<usize>),
+    /// saphyr refused a construct libyaml accepts: parse again with these edits (and, from the
+    /// given position on, the same edits for later constructs of the kind).
+    Repair(Vec<Edit>, Option<usize>),
 }
 
 /// Psych parses the whole first document before building values, so a syntax error wins over
@@ -157,6 +190,8 @@ impl<'a> Offsets<'a> {
 struct Props {
     anchor_id: usize,
     anchor: Option<String>,
+    /// Where the `&` of the anchor is.
+    anchor_at: Option<usize>,
     tag: Option<Tag>,
     /// The tag as Psych sees it (libyaml's resolved form: `tag:yaml.org,2002:str`, `!foo`).
     psych_tag: Option<String>,
@@ -200,8 +235,11 @@ struct Loader<'a> {
     /// Byte offsets of line starts (`SourceFile::line_starts`).
     line_starts: &'a [u32],
     /// What saphyr reads: `text` with libyaml's other line breaks (NEL, LS, PS) replaced by
-    /// `\n`, which keeps every character index.
+    /// `\n`, and the repairs (see [`repair`]).
     parse_text: &'a str,
+    /// Maps saphyr's character indices in `parse_text` to character indices in `text`.
+    char_map: &'a CharMap,
+    repairs: &'a Repairs,
     offsets: Offsets<'a>,
     stack: Vec<Frame>,
     root: Option<(Node, usize, usize)>,
@@ -217,6 +255,8 @@ struct Loader<'a> {
     documents: usize,
     /// After the first document: events are only read for the comment scan.
     skipping: bool,
+    /// Where the first document ended, once a second one started.
+    doc_end: Option<usize>,
     /// The file holds a tab (libyaml's tab rules are checked only then).
     has_tabs: bool,
     /// End of the previous token, for libyaml's whitespace checks between tokens.
@@ -230,14 +270,41 @@ struct Loader<'a> {
     /// saphyr failed on a token after a complete flow root before reporting the root (its
     /// scanner looks ahead); the document is re-read up to here.
     truncate_at: Option<usize>,
+    /// Values may hold stand-ins for a BOM or a `-` ([`repair`]) to put back.
+    restore_bom: bool,
+    restore_dash: bool,
+    /// The repair this run asks for.
+    request: Option<(Vec<Edit>, Option<usize>)>,
+    /// Where the run stopped (a fatal issue or a repair request), for checking edits.
+    stop_at: usize,
+    /// Unconfirmed pads (line start, origin, lies inside a flow collection or quoted scalar).
+    pads: Vec<(usize, Origin, bool)>,
+    /// Unconfirmed tab replacements (position, origin, lies inside a quoted or block scalar).
+    tabs: Vec<(usize, Origin, bool)>,
 }
 
 impl<'a> Loader<'a> {
-    fn new(text: &'a str, parse_text: &'a str, line_starts: &'a [u32]) -> Loader<'a> {
+    fn new(
+        text: &'a str,
+        input: &'a ParseInput<'a>,
+        line_starts: &'a [u32],
+        repairs: &'a Repairs,
+    ) -> Loader<'a> {
+        let mut pads = Vec::new();
+        let mut tabs = Vec::new();
+        for e in repairs.unconfirmed() {
+            match e.kind {
+                EditKind::Pad(_) => pads.push((e.at, e.origin, false)),
+                EditKind::Replace(' ') => tabs.push((e.at, e.origin, false)),
+                _ => {}
+            }
+        }
         Loader {
             text,
             line_starts,
-            parse_text,
+            parse_text: &input.text,
+            char_map: &input.map,
+            repairs,
             offsets: Offsets::new(text),
             stack: Vec::new(),
             root: None,
@@ -249,11 +316,18 @@ impl<'a> Loader<'a> {
             last_end: 0,
             documents: 0,
             skipping: false,
+            doc_end: None,
             has_tabs: text.as_bytes().contains(&b'\t'),
             tok_end: 0,
             prev_plain: None,
             reader_error: false,
             truncate_at: None,
+            restore_bom: text.contains('\u{FEFF}') && !text.contains(BOM_STAND_IN),
+            restore_dash: repairs.has_stand_in(DASH_STAND_IN),
+            request: None,
+            stop_at: text.len(),
+            pads,
+            tabs,
         }
     }
 
@@ -287,9 +361,15 @@ impl<'a> Loader<'a> {
         }
     }
 
+    /// Byte offset in `text` of a saphyr character index.
+    fn byte(&mut self, parse_index: usize) -> usize {
+        let index = self.char_map.orig(parse_index);
+        self.offsets.byte(index)
+    }
+
     fn span(&mut self, s: &SaphyrSpan) -> (usize, usize) {
-        let start = self.offsets.byte(s.start.index());
-        let end = self.offsets.byte(s.end.index());
+        let start = self.byte(s.start.index());
+        let end = self.byte(s.end.index());
         (start, end.max(start))
     }
 
@@ -310,7 +390,8 @@ impl<'a> Loader<'a> {
                 {
                     // saphyr has consumed the alias and moved on: parsing can continue.
                     unknown_aliases += 1;
-                    if !self.unknown_alias(&e) {
+                    let at = self.byte(e.marker().index());
+                    if !self.check_anchor_name(at) || !self.unknown_alias(&e) {
                         break;
                     }
                     continue;
@@ -365,6 +446,7 @@ impl<'a> Loader<'a> {
                 }
                 self.documents += 1;
                 if self.documents == 2 {
+                    self.doc_end = Some(start);
                     let span = if explicit {
                         Span::new(start, (start + 3).min(self.text.len()))
                     } else {
@@ -387,6 +469,11 @@ impl<'a> Loader<'a> {
             Event::Alias(id) => {
                 self.tok_end = end;
                 self.prev_plain = None;
+                let checked =
+                    self.skipping || self.check_flow_key_line() && self.check_anchor_name(start);
+                if !checked {
+                    return false;
+                }
                 if self.skipping {
                     true
                 } else {
@@ -434,6 +521,7 @@ impl<'a> Loader<'a> {
                 b'&' => {
                     let j = anchor_end(b, i + 1, limit);
                     props.anchor = Some(self.text[i + 1..j].to_string());
+                    props.anchor_at.get_or_insert(i);
                     i = j;
                 }
                 b'!' => {
@@ -552,7 +640,29 @@ impl<'a> Loader<'a> {
                 ..
             })
         );
+        match style {
+            ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+                self.cover(span.start as usize, span.end as usize);
+                self.taint(span.start as usize, span.end as usize);
+            }
+            ScalarStyle::Literal | ScalarStyle::Folded => self.taint(start, end),
+            _ => {}
+        }
         if !self.skipping {
+            if !self.check_flow_key_line() {
+                return false;
+            }
+            if let Some(at) = props.anchor_at {
+                if !self.check_anchor_name(at) {
+                    return false;
+                }
+            }
+            if style == ScalarStyle::Plain
+                && self.stack.last().is_some_and(|f| f.flow)
+                && !self.check_flow_plain(span, &value)
+            {
+                return false;
+            }
             if block
                 && self.has_tabs
                 && !self.check_block_scalar_tabs(span.start as usize, start, end)
@@ -575,8 +685,17 @@ impl<'a> Loader<'a> {
         if self.skipping {
             return true;
         }
-        let text: Arc<str> = if value.contains(BOM_STAND_IN) && !self.text.contains(BOM_STAND_IN) {
-            Arc::from(value.replace(BOM_STAND_IN, "\u{FEFF}"))
+        let text: Arc<str> = if self.restore_bom && value.contains(BOM_STAND_IN)
+            || self.restore_dash && value.contains(DASH_STAND_IN)
+        {
+            let mut v = value.into_owned();
+            if self.restore_bom {
+                v = v.replace(BOM_STAND_IN, "\u{FEFF}");
+            }
+            if self.restore_dash {
+                v = v.replace(DASH_STAND_IN, "-");
+            }
+            Arc::from(v)
         } else {
             Arc::from(value.as_ref())
         };
@@ -691,7 +810,7 @@ impl<'a> Loader<'a> {
     /// `*name` with no anchor `name`: Psych parses on and raises `Psych::BadAlias` while building
     /// values (after any syntax error, before later value errors). The alias reads as nil.
     fn unknown_alias(&mut self, e: &ScanError) -> bool {
-        let at = self.offsets.byte(e.marker().index());
+        let at = self.byte(e.marker().index());
         let b = self.text.as_bytes();
         let name_end = anchor_end(b, (at + 1).min(b.len()), b.len());
         let span = Span::new(at, name_end.max(at));
@@ -727,7 +846,15 @@ impl<'a> Loader<'a> {
                 depth_message(),
             );
         }
+        if !self.skipping && !self.check_flow_key_line() {
+            return false;
+        }
         let (props, content_start) = self.props(start, end.max(start), anchor_id, tag);
+        if let Some(at) = props.anchor_at.filter(|_| !self.skipping) {
+            if !self.check_anchor_name(at) {
+                return false;
+            }
+        }
         let flow = matches!(self.text.as_bytes().get(content_start), Some(b'[' | b'{'));
         if flow {
             self.tok_end = content_start + 1;
@@ -764,9 +891,11 @@ impl<'a> Loader<'a> {
             return true;
         };
         let end = if frame.flow {
+            let end = self.closing_bracket_end(end.max(frame.end));
             self.tok_end = end;
             self.prev_plain = None;
-            end.max(frame.end)
+            self.cover(frame.start, end);
+            end
         } else {
             frame.end
         };
@@ -822,6 +951,29 @@ impl<'a> Loader<'a> {
             from_alias: false,
         };
         self.finish_node(node, props.anchor_id, count, height)
+    }
+
+    /// The end of a flow collection's closing bracket. saphyr's end event for `{a: 1,\n}`
+    /// spans the trailing `,`, not the bracket: look past blanks, commas and comments for it.
+    fn closing_bracket_end(&self, end: usize) -> usize {
+        let b = self.text.as_bytes();
+        if end == 0 || matches!(b.get(end - 1), Some(b']' | b'}')) {
+            return end;
+        }
+        let mut i = end;
+        while i < b.len() {
+            match b[i] {
+                b' ' | b'\t' | b'\r' | b'\n' | b',' => i += 1,
+                b'#' => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b']' | b'}' => return i + 1,
+                _ => break,
+            }
+        }
+        end
     }
 
     fn issue_at_tag(&mut self, kind: LoadIssueKind, props: &Props, span: Span, message: String) {
@@ -1031,6 +1183,14 @@ impl<'a> Loader<'a> {
         self.text[line_start..byte].chars().count()
     }
 
+    /// 0-based character column of a byte offset with libyaml's line breaks (NEL, LS and PS
+    /// too), as saphyr counts it in the text it reads.
+    fn yaml_col(&self, byte: usize) -> usize {
+        let byte = crate::span::floor_char_boundary(self.text, byte);
+        let line_start = repair::line_start(self.text.as_bytes(), byte);
+        self.text[line_start..byte].chars().count()
+    }
+
     /// Psych's ` at line L column C` (libyaml's context mark, 1-based).
     fn psych_at(&self, byte: usize) -> String {
         let (line, column) = libyaml_line_col(self.text, byte);
@@ -1170,6 +1330,55 @@ impl<'a> Loader<'a> {
         true
     }
 
+    /// A value starts in a flow mapping: libyaml forgets a possible simple key once the scanner
+    /// reaches another line (`yaml_parser_stale_simple_keys`, in flow context too), so an
+    /// implicit key and its `:` must share a line (`{a\n: 1}` fails); saphyr keeps flow keys
+    /// across lines. An explicit `? key` may span lines.
+    fn check_flow_key_line(&mut self) -> bool {
+        let Some(Frame {
+            kind: FrameKind::Map { key: Some(key), .. },
+            flow: true,
+            start,
+            ..
+        }) = self.stack.last()
+        else {
+            return true;
+        };
+        let b = self.text.as_bytes();
+        let key_start =
+            key.tag
+                .as_ref()
+                .map_or(key.span.start, |t| t.span.start.min(key.span.start)) as usize;
+        let mut i = key.span.end as usize;
+        while i < b.len() {
+            match b[i] {
+                b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+                b'#' => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        if b.get(i) != Some(&b':') || repair::next_line(b, key_start) > i {
+            return true;
+        }
+        let mut p = key_start;
+        while p > 0 && matches!(b[p - 1], b' ' | b'\t' | b'\r' | b'\n') {
+            p -= 1;
+        }
+        if p > 0 && b[p - 1] == b'?' {
+            return true;
+        }
+        let map_start = *start;
+        self.syntax_at(
+            i,
+            "did not find expected ',' or '}' while parsing a flow mapping",
+            map_start,
+        )
+    }
+
     /// A mapping key that is nothing but the `:` indicator. libyaml 0.2.5 refuses it in a block
     /// mapping (`did not find expected key`, at the mapping's start) and in flow context (`did
     /// not find expected node content`); an explicit `? ` key may be empty.
@@ -1291,10 +1500,507 @@ impl<'a> Loader<'a> {
         true
     }
 
+    // ----- what saphyr refuses and libyaml accepts -------------------------------------------
+    //
+    // saphyr-parser reads YAML 1.2 more strictly than libyaml 0.2.5. Each case below names the
+    // saphyr error it answers and the recorded fixture that proves libyaml's reading; the edit
+    // is neutral to libyaml (see `repair`), so the re-parse reads what libyaml reads.
+
+    /// The edit that lets saphyr read on past `info` at `at`, when libyaml accepts the construct
+    /// there; and, for constructs files repeat, where to look for more of them.
+    fn repair_for(&self, info: &str, at: usize) -> Option<(Vec<Edit>, Option<usize>)> {
+        let b = self.text.as_bytes();
+        let line_start = repair::line_start(b, at);
+        let first_on_line = b[line_start..at.min(b.len())]
+            .iter()
+            .all(|c| matches!(c, b' ' | b'\t'));
+        let next_line = || repair::next_line(b, at);
+        let one = |e: Edit| Some((vec![e], None));
+        match info {
+            // A tab after a mapping value's `:`, then `-` or a letter: libyaml skips tabs there
+            // (after a simple key's `:` it allows no simple key, so it eats tabs too):
+            // `a:\tb` is {"a"=>"b"} (`accepted/tab_after_colon.yaml`). The tab becomes a space.
+            "':' must be followed by a valid YAML whitespace" => {
+                let mut c = at.min(b.len());
+                while c > 0 && matches!(b[c - 1], b' ' | b'\t') {
+                    c -= 1;
+                }
+                let tab = (c > 0 && b[c - 1] == b':').then(|| repair::colon_tab(b, c - 1))??;
+                Some((
+                    vec![Edit::exact(tab, EditKind::Replace(' '))],
+                    Some(next_line()),
+                ))
+            }
+            // A quoted scalar's continuation line left of the block indentation: libyaml has no
+            // such check (`accepted/quoted_less_indented.yaml`). Every continuation line is
+            // padded to the opening quote's column (saphyr checked the quote against its
+            // indentation already); leading blanks of a continuation line are not content.
+            "invalid indentation in quoted scalar" if matches!(b.get(at), Some(b'"' | b'\'')) => {
+                // The column saphyr saw: a pad may have moved the quote's line.
+                let to = self.yaml_col(at) + self.repairs.pad_at(line_start).unwrap_or(0);
+                let (pads, end) = repair::quoted_pads(b, at, to, 0);
+                let edits: Vec<Edit> = pads
+                    .into_iter()
+                    .map(|(ls, n)| Edit::exact(ls, EditKind::Pad(n)))
+                    .collect();
+                (!edits.is_empty()).then_some((edits, Some(end)))
+            }
+            // saphyr checks indentation inside flow collections ("invalid indentation" is only
+            // raised there: in block context it unrolls the indentation first) and quoted
+            // scalars; libyaml does not: `a: {\n}` and `b: {\n x: 1}` under a nested key load
+            // (`accepted/flow_closing_at_column_1.yaml`, `accepted/flow_plain_left_of_indent.yaml`).
+            // The line is padded to two columns right of the innermost block collection (saphyr's
+            // indentation there plus one), more if saphyr still complains.
+            // "invalid indentation" may also stop at a token after the continuation of a flow
+            // plain scalar (`[whee\nl, adm]`): the line is padded all the same.
+            "invalid indentation"
+            | "invalid indentation in flow construct"
+            | "tab cannot be used as indentation" => {
+                let amount = self.line_pad(line_start);
+                Some((
+                    vec![Edit::exact(line_start, EditKind::Pad(amount))],
+                    Some(line_start + 1),
+                ))
+            }
+            // A tab in a line's indentation: libyaml refuses it in block context (the loader's
+            // own tab check gives its message) but skips it in flow context
+            // (`accepted/tab_in_flow.yaml`). Which one it is shows only after the re-parse, so
+            // the pad is tentative.
+            "tabs disallowed within this context (block indentation)"
+                if first_on_line && !self.repairs.is_refused(line_start) =>
+            {
+                let amount = self.line_pad(line_start);
+                Some((
+                    vec![Edit::new(
+                        line_start,
+                        EditKind::Pad(amount),
+                        Origin::Tentative,
+                    )],
+                    Some(line_start + 1),
+                ))
+            }
+            // libyaml starts a comment at any `#` where a token may start: `[a,#b` and `[a]#c`
+            // (`accepted/comment_after_flow_token.yaml`).
+            "comments must be separated from other tokens by whitespace"
+                if b.get(at) == Some(&b'#') =>
+            {
+                one(Edit::exact(at, EditKind::Insert(" ")))
+            }
+            // libyaml reads `[-]` as ["-"] (`accepted/flow_dash.yaml`): the `-` is read through a
+            // stand-in character that the loader puts back.
+            "plain scalar cannot start with '-' followed by ,[]{}"
+                if b.get(at) == Some(&b'-') && !self.text.contains(DASH_STAND_IN) =>
+            {
+                one(Edit::exact(at, EditKind::Replace(DASH_STAND_IN)))
+            }
+            // YAML 1.2 (test BS4K) forbids a more-indented line right after `value # comment`;
+            // libyaml ends the plain scalar at the comment and reads the next line as a new token
+            // (`accepted/comment_then_more_indented.yaml`). A blank line in between tells saphyr
+            // the same.
+            "comment intercepting the multiline text" if next_line() < b.len() => {
+                one(Edit::exact(next_line(), EditKind::Insert("\n")))
+            }
+            // A block scalar at its mapping's key column: saphyr saves it as a required simple
+            // key, libyaml removes pending keys instead (`accepted/block_scalar_at_key_column.yaml`).
+            // One more column makes the key optional to saphyr; the block scalar's indentation
+            // is relative to the mapping, not to the indicator.
+            "simple key expect ':'" | "simple key expected" => {
+                let k = self.pending_block_scalar(at)?;
+                one(Edit::exact(k, EditKind::Insert(" ")))
+            }
+            // `?` ending the text is an empty key to libyaml (saphyr wants whitespace after it);
+            // in flow context libyaml skips tabs after it.
+            "expected whitespace" if at >= b.len() && b.last() == Some(&b'?') => {
+                one(Edit::exact(b.len(), EditKind::Insert("\n")))
+            }
+            "expected whitespace" | "tabs disallowed in this context"
+                if b.get(at) == Some(&b'\t') =>
+            {
+                // In block context libyaml refuses the tab; the loader's tab check still reads
+                // the original text and says so.
+                one(Edit::exact(at, EditKind::Replace(' ')))
+            }
+            // Text after a quoted scalar on its line: libyaml reads it as the next token (which
+            // ends a quoted root: Psych returns the scalar, `accepted/quoted_root_then_text.yaml`;
+            // in a mapping it fails: `malformed/trailing_after_quoted.yaml`). The token moves to
+            // the next line at the same column, where saphyr reads it as libyaml does, unless
+            // starting a line changes its meaning (a `:`, `-` or `?` indicator).
+            "invalid trailing content after double-quoted scalar" => self.quoted_then_text(at),
+            _ => None,
+        }
+    }
+
+    /// How many spaces to put before the line at `line_start` (inside a flow collection or a
+    /// quoted scalar) so that saphyr accepts its indentation: up to two columns right of the
+    /// innermost block collection, or twice the last pad when that was not enough.
+    fn line_pad(&self, line_start: usize) -> usize {
+        let b = self.text.as_bytes();
+        let lead = b[line_start..]
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t'))
+            .count();
+        let has_tab = b[line_start..line_start + lead].contains(&b'\t');
+        match self.repairs.pad_at(line_start) {
+            Some(prev) => prev * 2 + 2,
+            None => {
+                let to = self
+                    .stack
+                    .iter()
+                    .rev()
+                    .find(|f| !f.flow)
+                    .map_or(1, |f| self.yaml_col(f.start) + 2);
+                repair::pad_amount(lead, has_tab, to).max(1)
+            }
+        }
+    }
+
+    /// The block scalar indicator saphyr holds as a required simple key: the first token after
+    /// the last event, when it is a `|`/`>` header starting its line.
+    fn pending_block_scalar(&self, at: usize) -> Option<usize> {
+        let b = self.text.as_bytes();
+        let mut k = self.last_end;
+        let at = at.min(b.len());
+        while k < at {
+            match b[k] {
+                b' ' | b'\t' | b'\r' | b'\n' => k += 1,
+                b'#' => {
+                    while k < at && b[k] != b'\n' {
+                        k += 1;
+                    }
+                }
+                b':' | b'-' | b'?'
+                    if matches!(b.get(k + 1), Some(b' ' | b'\t' | b'\r' | b'\n')) =>
+                {
+                    k += 1
+                }
+                _ => break,
+            }
+        }
+        let line_start = repair::line_start(b, k);
+        let header_end = k + b[k..]
+            .iter()
+            .take_while(|c| matches!(c, b'|' | b'>' | b'+' | b'-' | b'1'..=b'9'))
+            .count();
+        (k < at
+            && matches!(b[k], b'|' | b'>')
+            && b[line_start..k].iter().all(|&c| c == b' ')
+            && matches!(b.get(header_end), None | Some(b' ' | b'\t' | b'\r' | b'\n')))
+        .then_some(k)
+    }
+
+    /// The opening quote of the quoted scalar saphyr stopped after (at `at`, past its trailing
+    /// blanks): the first token after the last event, past a `---` and block indicators.
+    fn pending_quoted(&self, at: usize) -> Option<usize> {
+        let b = self.text.as_bytes();
+        let at = at.min(b.len());
+        let mut q = self.last_end;
+        while q < at {
+            match b[q] {
+                b' ' | b'\t' | b'\r' | b'\n' => q += 1,
+                b'#' => {
+                    while q < at && b[q] != b'\n' {
+                        q += 1;
+                    }
+                }
+                b':' | b'-' | b'?'
+                    if matches!(b.get(q + 1), Some(b' ' | b'\t' | b'\r' | b'\n')) =>
+                {
+                    q += 1
+                }
+                b'-' if b[q..].starts_with(b"---")
+                    && matches!(b.get(q + 3), Some(b' ' | b'\t' | b'\r' | b'\n')) =>
+                {
+                    q += 3
+                }
+                _ => break,
+            }
+        }
+        if !matches!(b.get(q), Some(b'"' | b'\'')) {
+            return None;
+        }
+        let close = repair::quoted_end(b, q, b[q]);
+        (close <= at && b[close..at].iter().all(|c| matches!(c, b' ' | b'\t'))).then_some(q)
+    }
+
+    /// The `&` or `*` of the first token saphyr has not reported yet, when it is an anchor or an
+    /// alias (after block indicators and a tag).
+    fn pending_anchor(&self, at: usize) -> Option<usize> {
+        let b = self.text.as_bytes();
+        let at = at.min(b.len());
+        let mut k = self.last_end;
+        while k < at {
+            match b[k] {
+                b' ' | b'\t' | b'\r' | b'\n' => k += 1,
+                b'#' => {
+                    while k < at && b[k] != b'\n' {
+                        k += 1;
+                    }
+                }
+                b':' | b'-' | b'?'
+                    if matches!(b.get(k + 1), Some(b' ' | b'\t' | b'\r' | b'\n')) =>
+                {
+                    k += 1
+                }
+                b'!' => k = token_end(b, k, at),
+                _ => break,
+            }
+        }
+        (k < at && matches!(b[k], b'&' | b'*')).then_some(k)
+    }
+
+    /// Text after a quoted scalar on its line (`at`): the edit that moves it to the next line
+    /// at its column, when that keeps its meaning. libyaml allows no simple key after a quoted
+    /// scalar on its line and saphyr does at a line start, so a `:` on the rest of the line, or
+    /// a `-`/`?` indicator, keeps saphyr's error (worded as libyaml's by `psych_wording`).
+    fn quoted_then_text(&self, at: usize) -> Option<(Vec<Edit>, Option<usize>)> {
+        let b = self.text.as_bytes();
+        if at >= b.len() || self.repairs.has_insert(at) {
+            return None;
+        }
+        let line_end = repair::next_line(b, at);
+        let rest = &b[at..line_end];
+        let mut token_start = true;
+        for (i, &c) in rest.iter().enumerate() {
+            let blank_next = matches!(rest.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+            let bad = match c {
+                b'#' if token_start => break,
+                b':' => {
+                    blank_next || matches!(rest.get(i + 1), Some(b',' | b'[' | b']' | b'{' | b'}'))
+                }
+                b'-' | b'?' => token_start && blank_next,
+                _ => false,
+            };
+            if bad {
+                return None;
+            }
+            token_start = matches!(c, b' ' | b'\t');
+        }
+        Some((
+            vec![Edit::exact(at, EditKind::Break(self.yaml_col(at)))],
+            None,
+        ))
+    }
+
+    /// libyaml's anchor and alias names (`yaml_parser_scan_anchor`): `[0-9A-Za-z_-]+`, then a
+    /// blank, a line break or one of `?:,]}%@` and the backquote. saphyr takes any character but
+    /// a blank or a flow indicator: `&port:` is the anchor `port:` to saphyr and `port` on an
+    /// empty key to libyaml (`accepted/anchor_before_colon.yaml`); `*admi&n` is an error
+    /// (`malformed/alias_bad_character.yaml`). `at` is the `&` or `*`.
+    fn check_anchor_name(&mut self, at: usize) -> bool {
+        let b = self.text.as_bytes();
+        let Some(&sigil) = b.get(at).filter(|c| matches!(c, b'&' | b'*')) else {
+            return true;
+        };
+        let end = anchor_end(b, at + 1, b.len());
+        let next = self.text[end..].chars().next();
+        let named = end > at + 1;
+        match next {
+            _ if !named => {}
+            None
+            | Some(
+                ' ' | '\t' | '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}' | ',' | ']' | '}',
+            ) => return true,
+            // libyaml ends the name there and reads the character as the next token; a space
+            // makes saphyr do the same.
+            Some('?' | ':' | '%' | '@' | '`') if self.repairs.has_insert(end) => return true,
+            Some('?' | ':' | '%' | '@' | '`') => {
+                return self.ask(
+                    vec![Edit::exact(end, EditKind::Insert(" "))],
+                    None,
+                    at,
+                    "an anchor name ending at an indicator",
+                );
+            }
+            Some(_) => {}
+        }
+        let what = if sigil == b'&' {
+            "an anchor"
+        } else {
+            "an alias"
+        };
+        self.syntax_at(
+            at,
+            &format!("did not find expected alphabetic or numeric character while scanning {what}"),
+            at,
+        )
+    }
+
+    /// A plain scalar in flow context, as libyaml scans it (`yaml_parser_fetch_next_token`,
+    /// `yaml_parser_scan_plain_scalar`): `?` and `:` are the key and value indicators whatever
+    /// follows, `|` and `>` cannot start a token, a `:` followed by one of `,?[]{}` is an error,
+    /// and a tab left of the indentation on a continuation line too. saphyr reads `[?a]`,
+    /// `[:a]` and `[|a]` as plain scalars and `{a:}` as an empty value
+    /// (`accepted/flow_question_mark_key.yaml`, `malformed/flow_symbol.yaml`,
+    /// `malformed/flow_pipe.yaml`, `malformed/flow_colon_before_bracket.yaml`).
+    fn check_flow_plain(&mut self, span: Span, value: &str) -> bool {
+        let b = self.text.as_bytes();
+        let (s, e) = (span.start as usize, span.end as usize);
+        let Some(&first) = b.get(s).filter(|&&c| value.as_bytes().first() == Some(&c)) else {
+            return true;
+        };
+        match first {
+            b'?' | b':' if self.repairs.has_insert(s + 1) => {}
+            b'?' | b':' => {
+                return self.ask(
+                    vec![Edit::exact(s + 1, EditKind::Insert(" "))],
+                    None,
+                    s,
+                    "a flow indicator",
+                )
+            }
+            b'|' | b'>' => {
+                return self.syntax_at(
+                    s,
+                    "found character that cannot start any token while scanning for the next \
+                     token",
+                    s,
+                )
+            }
+            _ => {}
+        }
+        let stop = (e + 1).min(b.len());
+        if (s..stop).any(|i| {
+            b[i] == b':' && matches!(b.get(i + 1), Some(b',' | b'?' | b'[' | b']' | b'{' | b'}'))
+        }) {
+            return self.syntax_at(s, "found unexpected ':' while scanning a plain scalar", s);
+        }
+        if self.has_tabs && b[s..e].contains(&b'\n') {
+            // Continuation lines: a tab in the indentation left of libyaml's indent for the
+            // scalar (the innermost block collection's column plus one). saphyr checks this
+            // too, unless a pad moved the line.
+            let indent = self.plain_block_start().map_or(0, |p| self.col(p) + 1);
+            let mut i = s;
+            while let Some(p) = b[i..e].iter().position(|&c| c == b'\n') {
+                let ls = i + p + 1;
+                let mut j = ls;
+                while j < e && matches!(b[j], b' ' | b'\t') {
+                    if b[j] == b'\t' && j - ls < indent {
+                        return self.syntax_at(
+                            j,
+                            "found a tab character that violates indentation while scanning a \
+                             plain scalar",
+                            s,
+                        );
+                    }
+                    j += 1;
+                }
+                i = ls;
+            }
+        }
+        true
+    }
+
+    /// Asks for a parse with `edits`; false stops this run. When no more repairs are allowed,
+    /// the construct stops loading with a `Limit` issue instead.
+    fn ask(&mut self, edits: Vec<Edit>, speculate: Option<usize>, at: usize, what: &str) -> bool {
+        if self.repairs.exhausted {
+            let end = crate::span::floor_char_boundary(self.text, at + 1).max(at);
+            return self.stop_with(
+                LoadIssueKind::Limit,
+                Span::new(at, end),
+                format!(
+                    "the YAML parser hieralint uses refuses {what} here where libyaml accepts it, \
+                     and hieralint has repaired as many such places in this file as it allows; \
+                     it stops loading here"
+                ),
+            );
+        }
+        self.stop_at = self.stop_at.min(at);
+        self.request = Some((edits, speculate));
+        false
+    }
+
+    /// Pads at line starts strictly inside `start..end` (a flow collection or a quoted scalar)
+    /// are confirmed.
+    fn cover(&mut self, start: usize, end: usize) {
+        let i = self.pads.partition_point(|p| p.0 <= start);
+        for p in self.pads[i..].iter_mut().take_while(|p| p.0 < end) {
+            p.2 = true;
+        }
+    }
+
+    /// Tabs replaced strictly inside `start..end` (a quoted or block scalar) changed a value.
+    fn taint(&mut self, start: usize, end: usize) {
+        let i = self.tabs.partition_point(|t| t.0 <= start);
+        for t in self.tabs[i..].iter_mut().take_while(|t| t.0 < end) {
+            t.2 = true;
+        }
+    }
+
+    /// Unconfirmed edits before `limit` that this run shows wrong: whether a speculative one
+    /// is among them, and the positions of the tentative ones.
+    fn wrong_edits(&self, limit: usize) -> (bool, Vec<usize>) {
+        let mut speculative = false;
+        let mut tentative = Vec::new();
+        let wrong = self
+            .pads
+            .iter()
+            .filter(|p| p.0 < limit && !p.2)
+            .chain(self.tabs.iter().filter(|t| t.0 < limit && t.2));
+        for &(at, origin, _) in wrong {
+            match origin {
+                Origin::Speculative => speculative = true,
+                Origin::Tentative => tentative.push(at),
+                Origin::Exact => {}
+            }
+        }
+        (speculative, tentative)
+    }
+
+    /// What this run asks for: another parse with more edits, without wrong ones, or nothing.
+    fn verdict(&self) -> Verdict {
+        if let Some((edits, speculate)) = &self.request {
+            // Edits made so far are judged once a parse gets through.
+            return Verdict::Repair(edits.clone(), *speculate);
+        }
+        let limit = self.stop_at.min(self.doc_end.unwrap_or(usize::MAX));
+        let (mut speculative, mut tentative) = self.wrong_edits(limit);
+        if (speculative || !tentative.is_empty()) && limit < self.text.len() {
+            // saphyr's scanner may have read a whole flow collection ahead of its events (the
+            // collection could be a key) when it stopped: read up to the stop again, where
+            // the events catch up, and take the edits the second reading confirms.
+            let input = ParseInput::build(self.text, limit, self.repairs);
+            let mut probe =
+                Loader::new(&self.text[..limit], &input, self.line_starts, self.repairs);
+            probe.run();
+            let confirmed = |at: usize| probe.pads.iter().any(|p| p.0 == at && p.2);
+            speculative = false;
+            tentative.clear();
+            for &(at, origin, covered) in &self.pads {
+                if at < limit && !covered && !confirmed(at) {
+                    match origin {
+                        Origin::Speculative => speculative = true,
+                        Origin::Tentative => tentative.push(at),
+                        Origin::Exact => {}
+                    }
+                }
+            }
+            for &(at, origin, tainted) in &self.tabs {
+                if at < limit && tainted {
+                    match origin {
+                        Origin::Speculative => speculative = true,
+                        Origin::Tentative => tentative.push(at),
+                        Origin::Exact => {}
+                    }
+                }
+            }
+        }
+        if speculative {
+            Verdict::DropSpeculative
+        } else if !tentative.is_empty() {
+            Verdict::DropTentative(tentative)
+        } else {
+            Verdict::Done
+        }
+    }
+
     // ----- errors and the end -----------------------------------------------------------------
 
     fn stop_with(&mut self, kind: LoadIssueKind, span: Span, message: String) -> bool {
         self.comment_limit = self.comment_limit.min(span.start as usize);
+        if !self.skipping {
+            self.stop_at = self.stop_at.min(span.start as usize);
+        }
         if !self.skipping {
             self.issues.push(LoadIssue {
                 kind,
@@ -1336,7 +2042,20 @@ impl<'a> Loader<'a> {
     /// where parsing stopped.
     fn syntax_error(&mut self, e: &ScanError) {
         let m = e.marker();
-        let at = self.offsets.byte(m.index());
+        let at = self.byte(m.index());
+        if !self.skipping && !self.reader_error {
+            if let Some((edits, speculate)) = self.repair_for(e.info(), at) {
+                self.ask(edits, speculate, at, e.info());
+                return;
+            }
+            // saphyr holds the tokens of a possible simple key until it knows whether a `:`
+            // follows; an anchor there was read with saphyr's looser name rules before the error.
+            if let Some(k) = self.pending_anchor(at) {
+                if !self.check_anchor_name(k) {
+                    return;
+                }
+            }
+        }
         if self.has_tabs && !self.skipping && !self.check_tabs(at) {
             return;
         }
@@ -1344,8 +2063,15 @@ impl<'a> Loader<'a> {
         let span = Span::new(at, end.max(at));
         let info = e.info();
         if info == "recursion limit exceeded" {
-            // The vendored scanner stops at 1,000 nested flow collections (PATCHES.md, 5).
-            self.stop_with(LoadIssueKind::Limit, span, depth_message());
+            // saphyr counts flow levels in a u8 (MAX_FLOW_DEPTH).
+            self.stop_with(
+                LoadIssueKind::Limit,
+                span,
+                format!(
+                    "flow collections are nested deeper than {MAX_FLOW_DEPTH} levels, more than \
+                     the YAML parser hieralint uses reads; hieralint stops loading here"
+                ),
+            );
             return;
         }
         // Errors saphyr raises where libyaml just ends the first document (an explicit end
@@ -1409,8 +2135,8 @@ impl<'a> Loader<'a> {
                     && seq.is_none_or(|s| matches!(f.kind, FrameKind::Seq(_)) == s)
             })
         };
-        let by_context = || -> (String, Option<usize>) {
-            match self.stack.last() {
+        let by_frame = |frame: Option<&Frame>| -> (String, Option<usize>) {
+            match frame {
                 Some(f) if f.flow && matches!(f.kind, FrameKind::Seq(_)) => (
                     "did not find expected ',' or ']' while parsing a flow sequence".into(),
                     Some(f.start),
@@ -1430,6 +2156,7 @@ impl<'a> Loader<'a> {
                 None => (info.to_string(), Some(at)),
             }
         };
+        let by_context = || by_frame(self.stack.last());
         let reorder = |context: &str, problem: &str| (format!("{problem} {context}"), Some(at));
         match info {
             "misplaced bracket" if self.stack.is_empty() && self.root.is_none() => (
@@ -1453,8 +2180,47 @@ impl<'a> Loader<'a> {
             "while parsing a flow sequence, expected ',' or ']'"
             | "while parsing a flow mapping, did not find expected ',' or '}'"
             | "illegal placement of ':' indicator"
-            | "misplaced bracket"
-            | "invalid trailing content after double-quoted scalar" => by_context(),
+            | "misplaced bracket" => by_context(),
+            // saphyr fails inside the token, before reporting the block ends its column closes
+            // (`yaml_parser_unroll_indent`): the collection libyaml is in is the innermost one
+            // at or left of the quote.
+            "invalid trailing content after double-quoted scalar"
+                if self.text.as_bytes().get(at) != Some(&b':') =>
+            {
+                match self.pending_quoted(at) {
+                    Some(q) if !self.stack.iter().any(|f| f.flow) => {
+                        let col = self.yaml_col(q);
+                        by_frame(
+                            self.stack
+                                .iter()
+                                .rev()
+                                .find(|f| self.yaml_col(f.start) <= col),
+                        )
+                    }
+                    _ => by_context(),
+                }
+            }
+            // A `:` after a quoted scalar spanning lines (saphyr's reason to refuse it here):
+            // the scalar is no simple key to libyaml any more (`yaml_parser_stale_simple_keys`),
+            // so the `:` fails, unless the key was required at its mapping's column.
+            "invalid trailing content after double-quoted scalar" => {
+                match self.pending_quoted(at) {
+                    Some(q)
+                        if self
+                            .plain_block_start()
+                            .is_some_and(|m| self.yaml_col(m) == self.yaml_col(q)) =>
+                    {
+                        (
+                            "could not find expected ':' while scanning a simple key".into(),
+                            Some(q),
+                        )
+                    }
+                    _ => (
+                        "mapping values are not allowed in this context".into(),
+                        Some(at),
+                    ),
+                }
+            }
             // saphyr ends the document at a BOM that starts a line; libyaml reads it as part
             // of the root collection and fails there.
             "a byte order mark must not appear inside a document" => match &self.root {
@@ -1611,6 +2377,16 @@ impl<'a> Loader<'a> {
 
     /// Closes what is still open after an error, keeping the partial tree.
     fn unwind(&mut self) {
+        // A flow collection still open where the run stopped holds everything up to there.
+        let open: Vec<usize> = self
+            .stack
+            .iter()
+            .filter(|f| f.flow)
+            .map(|f| f.start)
+            .collect();
+        for start in open {
+            self.cover(start, self.stop_at);
+        }
         while let Some(top) = self.stack.last_mut() {
             if let FrameKind::Map { key, .. } = &mut top.kind {
                 *key = None;
@@ -1635,7 +2411,7 @@ fn depth_message() -> String {
     format!("collections are nested deeper than {MAX_DEPTH} levels; hieralint stops loading here")
 }
 
-/// End of an anchor or alias name: libyaml's `[0-9A-Za-z_-]+` (vendored patch 6).
+/// End of an anchor or alias name: libyaml's `[0-9A-Za-z_-]+` (see `check_anchor_name`).
 fn anchor_end(b: &[u8], mut i: usize, limit: usize) -> usize {
     while i < limit && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-')) {
         i += 1;
