@@ -162,6 +162,18 @@ impl Repairs {
             })
     }
 
+    /// The column of the line break inserted before the character at `at`.
+    pub fn break_at(&self, at: usize) -> Option<usize> {
+        let i = self.edits.partition_point(|e| e.at < at);
+        self.edits[i..]
+            .iter()
+            .take_while(|e| e.at == at)
+            .find_map(|e| match e.kind {
+                EditKind::Break(n) => Some(n),
+                _ => None,
+            })
+    }
+
     /// Whether text is inserted before the character at `at`.
     pub fn has_insert(&self, at: usize) -> bool {
         let i = self.edits.partition_point(|e| e.at < at);

@@ -42,6 +42,10 @@ pub const MAX_FLOW_DEPTH: usize = 255;
 /// nodes so that every value keeps a span, and stops at this many copies.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
+/// Most columns a repair pads a line by: saphyr's indentation inside a flow collection or a
+/// quoted scalar is that of the enclosing block collection, never this deep in real data.
+const MAX_PAD: usize = 1_024;
+
 /// Most parses of one file while repairing what saphyr refuses and libyaml accepts (see
 /// [`repair`]); a file needing more stops with a `Limit` issue. Each parse also counts against a
 /// budget of 32 times the file's length (plus 4 MiB), so repairs stay linear in practice.
@@ -192,6 +196,8 @@ struct Props {
     anchor: Option<String>,
     /// Where the `&` of the anchor is.
     anchor_at: Option<usize>,
+    /// Where the `!` of the tag is.
+    tag_at: Option<usize>,
     tag: Option<Tag>,
     /// The tag as Psych sees it (libyaml's resolved form: `tag:yaml.org,2002:str`, `!foo`).
     psych_tag: Option<String>,
@@ -217,6 +223,8 @@ struct Frame {
     /// End of the last child so far.
     end: usize,
     flow: bool,
+    /// A flow collection or inside one (the single-pair mapping of `[a: b]` is not `flow`).
+    in_flow: bool,
     props: Props,
     /// Nodes in this subtree (for alias accounting) and its height.
     count: usize,
@@ -421,6 +429,8 @@ impl<'a> Loader<'a> {
     /// Handles one event; false stops the run.
     fn event(&mut self, ev: Event<'a>, sspan: &SaphyrSpan) -> bool {
         let (start, end) = self.span(sspan);
+        // saphyr spans an implicit document start over the first token: it ends nothing.
+        let ends_token = !matches!(ev, Event::DocumentStart(false));
         if !self.skipping && self.has_tabs {
             let upto = match ev {
                 Event::StreamEnd => self.text.len(),
@@ -488,7 +498,9 @@ impl<'a> Loader<'a> {
             }
             Event::SequenceEnd | Event::MappingEnd => self.close(end),
         };
-        self.last_end = self.last_end.max(end);
+        if ends_token {
+            self.last_end = self.last_end.max(end);
+        }
         cont
     }
 
@@ -556,6 +568,7 @@ impl<'a> Loader<'a> {
                         suffix,
                         span: Span::new(i, j),
                     });
+                    props.tag_at.get_or_insert(i);
                     i = j;
                 }
                 b' ' | b'\t' | b'\r' | b'\n' => i += 1,
@@ -652,13 +665,14 @@ impl<'a> Loader<'a> {
             if !self.check_flow_key_line() {
                 return false;
             }
-            if let Some(at) = props.anchor_at {
-                if !self.check_anchor_name(at) {
-                    return false;
-                }
+            if !self.check_props(&props) {
+                return false;
+            }
+            if block && self.stack.is_empty() && !self.check_root_block_scalar(span) {
+                return false;
             }
             if style == ScalarStyle::Plain
-                && self.stack.last().is_some_and(|f| f.flow)
+                && self.stack.last().is_some_and(|f| f.in_flow)
                 && !self.check_flow_plain(span, &value)
             {
                 return false;
@@ -685,6 +699,16 @@ impl<'a> Loader<'a> {
         if self.skipping {
             return true;
         }
+        let value = if block && self.block_scalar_ends_text(end) {
+            // libyaml keeps a final line break only if the text has one: a file ending in a
+            // block scalar without a newline gives `"x"`, saphyr `"x\n"` (recorded with Psych).
+            match value.strip_suffix('\n') {
+                Some(v) => std::borrow::Cow::Owned(v.to_string()),
+                None => value,
+            }
+        } else {
+            value
+        };
         let text: Arc<str> = if self.restore_bom && value.contains(BOM_STAND_IN)
             || self.restore_dash && value.contains(DASH_STAND_IN)
         {
@@ -850,12 +874,11 @@ impl<'a> Loader<'a> {
             return false;
         }
         let (props, content_start) = self.props(start, end.max(start), anchor_id, tag);
-        if let Some(at) = props.anchor_at.filter(|_| !self.skipping) {
-            if !self.check_anchor_name(at) {
-                return false;
-            }
+        if !self.skipping && !self.check_props(&props) {
+            return false;
         }
         let flow = matches!(self.text.as_bytes().get(content_start), Some(b'[' | b'{'));
+        let in_flow = flow || self.stack.last().is_some_and(|f| f.in_flow);
         if flow {
             self.tok_end = content_start + 1;
             self.prev_plain = None;
@@ -879,6 +902,7 @@ impl<'a> Loader<'a> {
                 content_start
             },
             flow,
+            in_flow,
             props,
             count: 1,
             height: 1,
@@ -1273,10 +1297,13 @@ impl<'a> Loader<'a> {
                 }
                 _ => {
                     plain_running = false;
+                    // A `:` starting a line is the value of a complex key (`? a` above): libyaml
+                    // allows a simple key after it, so tabs there are refused as after `-`/`?`.
+                    let line_first = line_ws;
                     line_ws = false;
                     let token_start = i == from || matches!(b[i - 1], b' ' | b'\t' | b'\n');
                     after_indicator = token_start
-                        && matches!(c, b'-' | b'?')
+                        && (matches!(c, b'-' | b'?') || c == b':' && line_first)
                         && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
                     if !(0x80..0xC0).contains(&c) {
                         col += 1;
@@ -1553,10 +1580,20 @@ impl<'a> Loader<'a> {
             // indentation there plus one), more if saphyr still complains.
             // "invalid indentation" may also stop at a token after the continuation of a flow
             // plain scalar (`[whee\nl, adm]`): the line is padded all the same.
+            // A token moved to its own line (after a quoted scalar, below) is moved further right.
+            "invalid indentation" | "invalid indentation in flow construct"
+                if self.repairs.break_at(at).is_some() =>
+            {
+                let prev = self.repairs.break_at(at)?;
+                (prev < MAX_PAD).then(|| {
+                    let to = self.block_pad_target().max(prev * 2 + 2);
+                    (vec![Edit::exact(at, EditKind::Break(to))], None)
+                })
+            }
             "invalid indentation"
             | "invalid indentation in flow construct"
             | "tab cannot be used as indentation" => {
-                let amount = self.line_pad(line_start);
+                let amount = self.line_pad(line_start)?;
                 Some((
                     vec![Edit::exact(line_start, EditKind::Pad(amount))],
                     Some(line_start + 1),
@@ -1569,7 +1606,7 @@ impl<'a> Loader<'a> {
             "tabs disallowed within this context (block indentation)"
                 if first_on_line && !self.repairs.is_refused(line_start) =>
             {
-                let amount = self.line_pad(line_start);
+                let amount = self.line_pad(line_start)?;
                 Some((
                     vec![Edit::new(
                         line_start,
@@ -1608,6 +1645,12 @@ impl<'a> Loader<'a> {
                 let k = self.pending_block_scalar(at)?;
                 one(Edit::exact(k, EditKind::Insert(" ")))
             }
+            // `"a" :[b]`, `*a :[b]`: libyaml reads a `:` in flow context as the value indicator
+            // whatever follows; saphyr wants a blank before `[`/`{` unless the key is adjacent.
+            // After a plain scalar the `:` is inside it to libyaml, an error (`psych_wording`).
+            "':' may not precede any of `[{` in flow mapping" if self.flow_colon_after_node(at) => {
+                one(Edit::exact(at + 1, EditKind::Insert(" ")))
+            }
             // `?` ending the text is an empty key to libyaml (saphyr wants whitespace after it);
             // in flow context libyaml skips tabs after it.
             "expected whitespace" if at >= b.len() && b.last() == Some(&b'?') => {
@@ -1630,10 +1673,31 @@ impl<'a> Loader<'a> {
         }
     }
 
+    /// Whether the token before the `:` at `at` (past blanks) is a quoted scalar, a flow
+    /// collection or an alias, not a plain scalar running on to the `:`.
+    fn flow_colon_after_node(&self, at: usize) -> bool {
+        let b = self.text.as_bytes();
+        let mut p = at.min(b.len());
+        while p > 0 && matches!(b[p - 1], b' ' | b'\t' | b'\r' | b'\n') {
+            p -= 1;
+        }
+        if p == at || p == 0 {
+            return false;
+        }
+        if matches!(b[p - 1], b']' | b'}' | b'"' | b'\'') {
+            return true;
+        }
+        let mut s = p;
+        while s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'\r' | b'\n' | b',' | b'[' | b'{') {
+            s -= 1;
+        }
+        b[s] == b'*'
+    }
+
     /// How many spaces to put before the line at `line_start` (inside a flow collection or a
     /// quoted scalar) so that saphyr accepts its indentation: up to two columns right of the
     /// innermost block collection, or twice the last pad when that was not enough.
-    fn line_pad(&self, line_start: usize) -> usize {
+    fn line_pad(&self, line_start: usize) -> Option<usize> {
         let b = self.text.as_bytes();
         let lead = b[line_start..]
             .iter()
@@ -1641,17 +1705,21 @@ impl<'a> Loader<'a> {
             .count();
         let has_tab = b[line_start..line_start + lead].contains(&b'\t');
         match self.repairs.pad_at(line_start) {
-            Some(prev) => prev * 2 + 2,
-            None => {
-                let to = self
-                    .stack
-                    .iter()
-                    .rev()
-                    .find(|f| !f.flow)
-                    .map_or(1, |f| self.yaml_col(f.start) + 2);
-                repair::pad_amount(lead, has_tab, to).max(1)
-            }
+            // More padding cannot help (saphyr's indentation is never that deep).
+            Some(prev) if prev >= MAX_PAD => None,
+            Some(prev) => Some(prev * 2 + 2),
+            None => Some(repair::pad_amount(lead, has_tab, self.block_pad_target()).max(1)),
         }
+    }
+
+    /// Two columns right of the innermost block collection: saphyr's indentation inside a flow
+    /// collection there plus one (a plain scalar's minimum).
+    fn block_pad_target(&self) -> usize {
+        self.stack
+            .iter()
+            .rev()
+            .find(|f| !f.in_flow)
+            .map_or(1, |f| self.yaml_col(f.start) + 2)
     }
 
     /// The block scalar indicator saphyr holds as a required simple key: the first token after
@@ -1660,6 +1728,7 @@ impl<'a> Loader<'a> {
         let b = self.text.as_bytes();
         let mut k = self.last_end;
         let at = at.min(b.len());
+        let mut indicator = false;
         while k < at {
             match b[k] {
                 b' ' | b'\t' | b'\r' | b'\n' => k += 1,
@@ -1671,10 +1740,16 @@ impl<'a> Loader<'a> {
                 b':' | b'-' | b'?'
                     if matches!(b.get(k + 1), Some(b' ' | b'\t' | b'\r' | b'\n')) =>
                 {
+                    indicator = true;
                     k += 1
                 }
                 _ => break,
             }
+        }
+        // Right after a plain scalar, a more indented line would continue it: the extra column
+        // is neutral after an indicator or another kind of token.
+        if !indicator && self.prev_plain.is_some() {
+            return None;
         }
         let line_start = repair::line_start(b, k);
         let header_end = k + b[k..]
@@ -1686,6 +1761,46 @@ impl<'a> Loader<'a> {
             && b[line_start..k].iter().all(|&c| c == b' ')
             && matches!(b.get(header_end), None | Some(b' ' | b'\t' | b'\r' | b'\n')))
         .then_some(k)
+    }
+
+    /// libyaml's error for text after a quoted root scalar on its line (`at`; the quote at `q`):
+    /// a `-` or `?` indicator is not allowed after the scalar, a `:` makes the scalar a key and
+    /// the text before it a stray node in that mapping.
+    fn root_quoted_trailing(&self, at: usize, q: usize) -> Option<(String, Option<usize>)> {
+        let b = self.text.as_bytes();
+        let line_end = repair::next_line(b, at);
+        let mut token_start = true;
+        let mut in_plain = false;
+        for i in at..line_end {
+            let blank_next = matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+            match b[i] {
+                b'#' if token_start => return None,
+                b'-' | b'?' if in_plain => {}
+                b'-' if token_start && blank_next => {
+                    return Some((
+                        "block sequence entries are not allowed in this context".into(),
+                        Some(i),
+                    ))
+                }
+                b'?' if token_start && blank_next => {
+                    return Some((
+                        "mapping keys are not allowed in this context".into(),
+                        Some(i),
+                    ))
+                }
+                b':' if blank_next => {
+                    return Some((
+                        "did not find expected key while parsing a block mapping".into(),
+                        Some(q),
+                    ))
+                }
+                b' ' | b'\t' => {}
+                _ if token_start => in_plain = true,
+                _ => {}
+            }
+            token_start = matches!(b[i], b' ' | b'\t');
+        }
+        None
     }
 
     /// The opening quote of the quoted scalar saphyr stopped after (at `at`, past its trailing
@@ -1741,7 +1856,16 @@ impl<'a> Loader<'a> {
                 {
                     k += 1
                 }
-                b'!' => k = token_end(b, k, at),
+                b'!' => {
+                    let end = token_end(b, k, at);
+                    if b.get(end)
+                        .is_some_and(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+                    {
+                        // A tag ended by a flow indicator: libyaml's check comes first.
+                        return Some(k);
+                    }
+                    k = end;
+                }
                 _ => break,
             }
         }
@@ -1759,7 +1883,10 @@ impl<'a> Loader<'a> {
         }
         let line_end = repair::next_line(b, at);
         let rest = &b[at..line_end];
+        // Inside a plain scalar, `- ` and `? ` are text (up to a flow indicator in flow context).
+        let in_flow = self.stack.last().is_some_and(|f| f.in_flow);
         let mut token_start = true;
+        let mut in_plain = false;
         for (i, &c) in rest.iter().enumerate() {
             let blank_next = matches!(rest.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
             let bad = match c {
@@ -1767,18 +1894,127 @@ impl<'a> Loader<'a> {
                 b':' => {
                     blank_next || matches!(rest.get(i + 1), Some(b',' | b'[' | b']' | b'{' | b'}'))
                 }
-                b'-' | b'?' => token_start && blank_next,
+                b'-' | b'?' => token_start && blank_next && !in_plain,
                 _ => false,
             };
             if bad {
                 return None;
             }
-            token_start = matches!(c, b' ' | b'\t');
+            if token_start && !matches!(c, b' ' | b'\t' | b'-' | b'?') {
+                in_plain = true;
+            }
+            if in_flow && matches!(c, b',' | b'[' | b']' | b'{' | b'}') {
+                in_plain = false;
+            }
+            token_start = matches!(c, b' ' | b'\t' | b',' | b'[' | b'{');
         }
         Some((
             vec![Edit::exact(at, EditKind::Break(self.yaml_col(at)))],
             None,
         ))
+    }
+
+    /// A block scalar as the root node: libyaml indents its content at least one column
+    /// (`yaml_parser_scan_block_scalar`: `indent = 1` at least), saphyr takes column 0 at the top
+    /// level. A first content line at column 0 ends libyaml's (empty) scalar, and with it the
+    /// first document: Psych returns `""` and never reads the rest. The document is read again
+    /// up to that line.
+    fn check_root_block_scalar(&mut self, span: Span) -> bool {
+        let b = self.text.as_bytes();
+        let header = span.start as usize;
+        if b[header..]
+            .iter()
+            .skip(1)
+            .take_while(|c| matches!(c, b'+' | b'-' | b'1'..=b'9'))
+            .any(u8::is_ascii_digit)
+        {
+            return true;
+        }
+        let mut ls = repair::next_line(b, header);
+        while ls < b.len() {
+            let blank = b[ls..].iter().take_while(|c| **c == b' ').count();
+            let next = repair::next_line(b, ls);
+            if b[ls + blank..next]
+                .iter()
+                .any(|c| !matches!(c, b'\r' | b'\n'))
+            {
+                break;
+            }
+            ls = next;
+        }
+        if ls >= b.len() || matches!(b[ls], b' ' | b'\t') || self.truncate_at.is_some() {
+            return true;
+        }
+        self.after_document(
+            Span::empty(ls),
+            "a line at column 1 is not part of a root block scalar to libyaml, which ends the \
+             document before it",
+        );
+        self.truncate_at = Some(ls);
+        false
+    }
+
+    /// Whether a block scalar's content (ending at `end`) runs to the end of a text whose last
+    /// line has no line break.
+    fn block_scalar_ends_text(&self, end: usize) -> bool {
+        let rest = self.text.get(end..).unwrap_or("");
+        rest.bytes().all(|c| matches!(c, b' ' | b'\t'))
+            && !self
+                .text
+                .ends_with(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'])
+    }
+
+    /// A node's anchor and tag, as libyaml scans them.
+    fn check_props(&mut self, props: &Props) -> bool {
+        let mut at = [props.anchor_at, props.tag_at];
+        at.sort_unstable();
+        at.into_iter()
+            .flatten()
+            .all(|i| match self.text.as_bytes()[i] {
+                b'!' => self.check_tag_end(i),
+                _ => self.check_anchor_name(i),
+            })
+    }
+
+    /// libyaml ends a tag at the first character outside `yaml_parser_scan_tag_uri`'s set
+    /// (letters, digits and `-_;/?:@&=+$.!~*'()%`; a verbatim `!<...>` also takes `,[]`) and
+    /// wants a blank or a line break there, or a `,` in flow context: `a: !t,x 1`, `[!t]` and
+    /// `!{a: 1}` fail. saphyr reads the tag up to a blank or a flow indicator (recorded with
+    /// Psych: `did not find expected whitespace or line break while scanning a tag`).
+    fn check_tag_end(&mut self, at: usize) -> bool {
+        let b = self.text.as_bytes();
+        let uri = |c: u8, verbatim: bool| {
+            c.is_ascii_alphanumeric()
+                || b"-_;/?:@&=+$.!~*'()%".contains(&c)
+                || verbatim && b",[]".contains(&c)
+        };
+        let mut i = at + 1;
+        if b.get(i) == Some(&b'<') {
+            i += 1;
+            while b.get(i).is_some_and(|&c| uri(c, true)) {
+                i += 1;
+            }
+            if b.get(i) != Some(&b'>') {
+                // saphyr refuses an unclosed verbatim tag itself.
+                return true;
+            }
+            i += 1;
+        } else {
+            while b.get(i).is_some_and(|&c| uri(c, false)) {
+                i += 1;
+            }
+        }
+        let in_flow = self.stack.last().is_some_and(|f| f.in_flow);
+        match b.get(i) {
+            None | Some(b' ' | b'\t' | b'\r' | b'\n') => true,
+            Some(b',') if in_flow => true,
+            _ if self.text[i..].starts_with(['\u{85}', '\u{2028}', '\u{2029}']) => true,
+            _ => self.syntax_at(
+                at,
+                "did not find expected whitespace or line break while scanning a tag",
+                at,
+            ),
+        }
     }
 
     /// libyaml's anchor and alias names (`yaml_parser_scan_anchor`): `[0-9A-Za-z_-]+`, then a
@@ -2051,7 +2287,12 @@ impl<'a> Loader<'a> {
             // saphyr holds the tokens of a possible simple key until it knows whether a `:`
             // follows; an anchor there was read with saphyr's looser name rules before the error.
             if let Some(k) = self.pending_anchor(at) {
-                if !self.check_anchor_name(k) {
+                let checked = if self.text.as_bytes()[k] == b'!' {
+                    self.check_tag_end(k)
+                } else {
+                    self.check_anchor_name(k)
+                };
+                if !checked {
                     return;
                 }
             }
@@ -2188,6 +2429,11 @@ impl<'a> Loader<'a> {
                 if self.text.as_bytes().get(at) != Some(&b':') =>
             {
                 match self.pending_quoted(at) {
+                    // A quoted root: libyaml scans the rest of its line (the scalar could still
+                    // be a key) and fails at the first indicator it cannot take there.
+                    Some(q) if self.stack.is_empty() && self.root.is_none() => {
+                        self.root_quoted_trailing(at, q).unwrap_or_else(by_context)
+                    }
                     Some(q) if !self.stack.iter().any(|f| f.flow) => {
                         let col = self.yaml_col(q);
                         by_frame(
@@ -2220,6 +2466,26 @@ impl<'a> Loader<'a> {
                         Some(at),
                     ),
                 }
+            }
+            // After a plain scalar in a flow collection (`{a:[b]}`): libyaml refuses the `:`
+            // inside the scalar, at the scalar's start.
+            "':' may not precede any of `[{` in flow mapping" => {
+                // The scalar runs back over blanks to a flow indicator or a `: `.
+                let b = self.text.as_bytes();
+                let mut s = at.min(b.len());
+                while s > 0
+                    && !matches!(b[s - 1], b',' | b'[' | b']' | b'{' | b'}')
+                    && !(b[s - 1] == b':' && matches!(b.get(s), Some(b' ' | b'\t' | b'\n')))
+                {
+                    s -= 1;
+                }
+                while s < at && matches!(b[s], b' ' | b'\t' | b'\r' | b'\n') {
+                    s += 1;
+                }
+                (
+                    "found unexpected ':' while scanning a plain scalar".into(),
+                    Some(s),
+                )
             }
             // saphyr ends the document at a BOM that starts a line; libyaml reads it as part
             // of the root collection and fails there.
