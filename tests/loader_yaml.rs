@@ -943,3 +943,175 @@ fn mutated_corpus_agrees_with_psych() {
         "{same_message} of {errors} messages match"
     );
 }
+
+/// The constructs saphyr-parser refuses or reads differently from libyaml, which the loader
+/// repairs or checks itself (`tools/psych/repair-cases.py`, recorded from Psych): every file
+/// loads to Psych's value or fails with Psych's exact message. The last cases repeat the
+/// constructs, so that the repairs the loader proposes for later occurrences are exercised, and
+/// fool the proposal sketch (a plain scalar holding `[`), so that dropping them is too.
+#[test]
+fn repaired_constructs_agree_with_psych() {
+    let table = fixture("fixtures/psych/repairs.json");
+    let rows = table["rows"].as_array().unwrap();
+    assert!(rows.len() >= 150, "{} rows", rows.len());
+    let mut failures = Vec::new();
+    for row in rows {
+        let text = row["yaml"].as_str().unwrap();
+        let (_, doc) = load(text);
+        let got = match doc.fatal_issue() {
+            Some(issue) => Err(issue.message.clone()),
+            None => Ok(doc
+                .root
+                .as_ref()
+                .map_or("nil".to_string(), |n| n.to_value().ruby_inspect())),
+        };
+        let want = match row.get("error") {
+            Some(err) => Err(strip_file_prefix(err["message"].as_str().unwrap()).to_string()),
+            None => Ok(row["inspect"].as_str().unwrap().to_string()),
+        };
+        if got != want {
+            failures.push(format!("{text:?}: Psych {want:?}, hieralint {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+fn at(file: &SourceFile, node: &Node) -> ((usize, usize), (usize, usize)) {
+    range(file, node.span)
+}
+
+#[test]
+fn repairs_keep_spans_exact() {
+    // Closing brackets at the key's column (padded for saphyr), a tab after `:` (read as a
+    // space), a quoted scalar's continuation at column 1, a flow `-`, comments glued to flow
+    // indicators: every span is in the file as written.
+    let text = "a: [\n  x,\n]\nk:\tvalue\nm: \"one\ntwo\"\nd: [-, y]\nc: [p,#c\n  q]#d\nw: {\n}\n";
+    let (file, doc) = load(text);
+    assert!(doc.issues.is_empty(), "{:?}", doc.issues);
+    let a = root_value(&doc, "a");
+    assert_eq!(at(&file, a), ((1, 4), (3, 2)));
+    assert_eq!(at(&file, &a.as_seq().unwrap()[0]), ((2, 3), (2, 4)));
+    assert_eq!(
+        at(&file, &entry(doc.root.as_ref().unwrap(), "k").key),
+        ((4, 1), (4, 2))
+    );
+    assert_eq!(at(&file, root_value(&doc, "k")), ((4, 4), (4, 9)));
+    let m = root_value(&doc, "m");
+    assert_eq!(at(&file, m), ((5, 4), (6, 5)));
+    assert_eq!(m.to_value(), Value::String("one two".into()));
+    let d = root_value(&doc, "d").as_seq().unwrap();
+    assert_eq!(d[0].to_value(), Value::String("-".into()));
+    assert_eq!(at(&file, &d[0]), ((7, 5), (7, 6)));
+    assert_eq!(at(&file, &d[1]), ((7, 8), (7, 9)));
+    let c = root_value(&doc, "c").as_seq().unwrap();
+    assert_eq!(at(&file, &c[1]), ((9, 3), (9, 4)));
+    let comments: Vec<_> = doc.comments.iter().map(|c| range(&file, c.span)).collect();
+    assert_eq!(comments, vec![((8, 7), (8, 9)), ((9, 5), (9, 7))]);
+    // libyaml's other comments without a blank before them.
+    let (file2, doc2) = load("a: \"x\"#c\nb: |-#d\n  t\n");
+    let comments: Vec<_> = doc2
+        .comments
+        .iter()
+        .map(|c| range(&file2, c.span))
+        .collect();
+    assert_eq!(comments, vec![((1, 7), (1, 9)), ((2, 6), (2, 8))]);
+    assert_eq!(at(&file, root_value(&doc, "w")), ((10, 4), (11, 2)));
+
+    // Multibyte text before and inside a padded flow collection: columns count characters.
+    let (file, doc) = load("é: [\n  ü,\n]\n");
+    let items = root_value(&doc, "é").as_seq().unwrap();
+    assert_eq!(at(&file, &items[0]), ((2, 3), (2, 4)));
+    assert_eq!(items[0].to_value(), Value::String("ü".into()));
+
+    // A block scalar at its key's column (moved one column for saphyr), an anchor ending at
+    // `:`, a comment followed by a more indented line: positions as written.
+    let (file, doc) = load("banner:\n>-\n  text\nnext: 1\n");
+    assert_eq!(at(&file, root_value(&doc, "banner")), ((2, 1), (3, 7)));
+    assert_eq!(
+        at(&file, &entry(doc.root.as_ref().unwrap(), "next").key),
+        ((4, 1), (4, 5))
+    );
+    let (file, doc) = load("a:\n  &port: 443\n");
+    let inner = root_value(&doc, "a").as_map().unwrap();
+    assert_eq!(inner.entries[0].key.anchor.as_deref(), Some("port"));
+    assert_eq!(at(&file, &inner.entries[0].value), ((2, 10), (2, 13)));
+    let (file, doc) = load("---\n7\t# c\nkey: v\n");
+    assert_eq!(at(&file, doc.root.as_ref().unwrap()), ((2, 1), (2, 2)));
+    assert_eq!(range(&file, doc.comments[0].span), ((2, 3), (2, 6)));
+    // Text after a quoted root (moved to its own line for saphyr): the root, then a note.
+    let (file, doc) = load("\"a\" b\n");
+    assert_eq!(at(&file, doc.root.as_ref().unwrap()), ((1, 1), (1, 4)));
+    assert!(doc.fatal_issue().is_none());
+    let extra = &doc.issues[0];
+    assert_eq!(extra.kind, LoadIssueKind::ExtraDocument);
+    assert_eq!(lc(&file, extra.span.start), (1, 5));
+}
+
+#[test]
+fn errors_after_repairs_are_positioned_in_the_file() {
+    // Two repairs (a padded `]`, a tab after `:`) before a bad escape: Psych's message and
+    // position, and the issue's span on the escape.
+    let (file, doc) = load("a: [\n]\nt:\tv\nb: \"x\\q\"\n");
+    let issue = fatal(&doc);
+    assert_eq!(
+        issue.message,
+        "found unknown escape character while parsing a quoted scalar at line 4 column 4"
+    );
+    assert_eq!(lc(&file, issue.span.start).0, 4);
+    // The tree read before the error keeps its spans.
+    assert_eq!(at(&file, root_value(&doc, "a")), ((1, 4), (2, 2)));
+}
+
+#[test]
+fn repeated_repairs_take_few_parses() {
+    // 3,000 lists closed at the key's column, tabs after `:` and quoted scalars continued at
+    // column 1: one failed parse proposes every edit, the next one confirms them (this would
+    // take 9,000 parses one error at a time, far past the repair limit).
+    let mut text = String::new();
+    for i in 0..3_000 {
+        text.push_str(&format!("k{i}: [\n  a,\n]\nt{i}:\tv\nq{i}: \"x\ny\"\n"));
+    }
+    let started = std::time::Instant::now();
+    let (file, doc) = load(&text);
+    assert!(doc.issues.is_empty(), "{:?}", &doc.issues[..1]);
+    let root = doc.root.as_ref().unwrap();
+    assert_eq!(root.as_map().unwrap().entries.len(), 9_000);
+    let last = &entry(root, "q2999").value;
+    assert_eq!(last.to_value(), Value::String("x y".into()));
+    // Six lines per round: q2999's value opens on line 6 * 2999 + 5.
+    assert_eq!(at(&file, last), ((17_999, 8), (18_000, 3)));
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+}
+
+/// Where hieralint knowingly differs from Psych (docs/loader.md, "Known gaps"); each test pins
+/// what hieralint does.
+#[test]
+fn known_divergences_from_psych() {
+    // Psych nests flow collections until Ruby's stack overflows (`[` * 256 loads); saphyr stops
+    // at 255 levels: a Limit issue (deep_nesting_is_capped_without_overflow).
+    let (_, doc) = load(&format!("{}{}", "[".repeat(256), "]".repeat(256)));
+    assert_eq!(fatal(&doc).kind, LoadIssueKind::Limit);
+
+    // Constructs repaired one at a time (no proposal for later occurrences: `[-]`, comments
+    // glued to flow indicators, `[?a]`, anchors ending at `:`...) stop after 200 parses of one
+    // file with a Limit issue; Psych loads the file. Hiera data does not repeat them.
+    let text: String = (0..300).map(|i| format!("k{i}: [-]\n")).collect();
+    let (file, doc) = load(&text);
+    let issue = fatal(&doc);
+    assert_eq!(issue.kind, LoadIssueKind::Limit);
+    assert!(
+        issue.message.contains("repaired as many"),
+        "{}",
+        issue.message
+    );
+    assert!(lc(&file, issue.span.start).0 > 150);
+
+    // Same failure, another message: libyaml reads `b, - c` after a quoted scalar in a flow
+    // sequence as one token and fails at the sequence; the loader moves the text to its own
+    // line for saphyr, which fails at the `-` of `- c`.
+    let (_, doc) = load("[\"a\" b, - c]");
+    assert_eq!(
+        fatal(&doc).message,
+        "did not find expected node content while parsing a flow node at line 1 column 9"
+    );
+}

@@ -57,8 +57,20 @@ const MAX_REPAIR_RUNS: usize = 200;
 /// the loader edits the text it gives saphyr (never the positions it reports: they map back to
 /// `file`) and parses again; see [`repair`].
 pub fn load(file: &SourceFile) -> Document {
+    load_counted(file).0
+}
+
+/// How a load went: the parses it took and whether proposed repairs were dropped.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Runs {
+    parses: usize,
+    dropped_proposals: bool,
+}
+
+fn load_counted(file: &SourceFile) -> (Document, Runs) {
     let text = file.text();
     let mut repairs = Repairs::default();
+    let mut stats = Runs::default();
     let mut runs = 0;
     let mut work = 0usize;
     let budget = text.len().saturating_mul(32).saturating_add(4 << 20);
@@ -74,7 +86,10 @@ pub fn load(file: &SourceFile) -> Document {
                 let truncate_at = loader.truncate_at;
                 break (loader.finish(), truncate_at);
             }
-            Verdict::DropSpeculative => repairs.drop_speculative(),
+            Verdict::DropSpeculative => {
+                stats.dropped_proposals = true;
+                repairs.drop_speculative();
+            }
             Verdict::DropTentative(at) => repairs.drop_tentative(&at),
             Verdict::Repair(edits, speculate_from) => {
                 repairs.next_round();
@@ -90,13 +105,19 @@ pub fn load(file: &SourceFile) -> Document {
                         }
                     }
                 }
-                if !changed || runs >= MAX_REPAIR_RUNS || work > budget {
-                    // No progress, or too many repairs: the next run reports the error.
+                if !changed {
+                    // No progress: the next run reports the error.
                     repairs.exhausted = true;
                 }
             }
         }
+        if runs >= MAX_REPAIR_RUNS || work > budget {
+            // Too many repairs: the next run reports what saphyr refuses as a Limit issue
+            // (dropping wrong edits still ends: nothing is added any more).
+            repairs.exhausted = true;
+        }
     };
+    stats.parses = runs;
     if let Some(at) = truncate_at {
         // saphyr failed on a token after a complete flow root before reporting the root: read
         // the document again up to that token.
@@ -121,7 +142,7 @@ pub fn load(file: &SourceFile) -> Document {
         });
     }
     sort_issues(&mut doc.issues);
-    doc
+    (doc, stats)
 }
 
 /// What a run of the loader asks for.
@@ -1642,9 +1663,12 @@ impl<'a> Loader<'a> {
             // One more column makes the key optional to saphyr; the block scalar's indentation
             // is relative to the mapping, not to the indicator.
             "simple key expect ':'" | "simple key expected" => {
-                let k = self.pending_block_scalar(at)?;
-                one(Edit::exact(k, EditKind::Insert(" ")))
+                match self.pending_block_scalar(at)? {
+                    (k, true) => one(Edit::exact(k, EditKind::Insert(" "))),
+                    (_, false) => None,
+                }
             }
+
             // `"a" :[b]`, `*a :[b]`: libyaml reads a `:` in flow context as the value indicator
             // whatever follows; saphyr wants a blank before `[`/`{` unless the key is adjacent.
             // After a plain scalar the `:` is inside it to libyaml, an error (`psych_wording`).
@@ -1723,8 +1747,9 @@ impl<'a> Loader<'a> {
     }
 
     /// The block scalar indicator saphyr holds as a required simple key: the first token after
-    /// the last event, when it is a `|`/`>` header starting its line.
-    fn pending_block_scalar(&self, at: usize) -> Option<usize> {
+    /// the last event, when it is a `|`/`>` header starting its line; and whether one more
+    /// column keeps its meaning.
+    fn pending_block_scalar(&self, at: usize) -> Option<(usize, bool)> {
         let b = self.text.as_bytes();
         let mut k = self.last_end;
         let at = at.min(b.len());
@@ -1748,9 +1773,7 @@ impl<'a> Loader<'a> {
         }
         // Right after a plain scalar, a more indented line would continue it: the extra column
         // is neutral after an indicator or another kind of token.
-        if !indicator && self.prev_plain.is_some() {
-            return None;
-        }
+        let movable = indicator || self.prev_plain.is_none();
         let line_start = repair::line_start(b, k);
         let header_end = k + b[k..]
             .iter()
@@ -1760,7 +1783,37 @@ impl<'a> Loader<'a> {
             && matches!(b[k], b'|' | b'>')
             && b[line_start..k].iter().all(|&c| c == b' ')
             && matches!(b.get(header_end), None | Some(b' ' | b'\t' | b'\r' | b'\n')))
-        .then_some(k)
+        .then_some((k, movable))
+    }
+
+    /// The innermost `[` or `{` saphyr has read but not reported (between the last event and
+    /// `at`), still open at `at`.
+    fn pending_flow_opening(&self, at: usize) -> Option<usize> {
+        let b = self.text.as_bytes();
+        let at = at.min(b.len());
+        let mut open = Vec::new();
+        let mut i = self.last_end.min(at);
+        while i < at {
+            match b[i] {
+                b'[' | b'{' => open.push(i),
+                b']' | b'}' => {
+                    open.pop();
+                }
+                b'"' | b'\'' if i == 0 || !b[i - 1].is_ascii_alphanumeric() => {
+                    i = repair::quoted_end(b, i, b[i]);
+                    continue;
+                }
+                b'#' if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r' | b',') => {
+                    while i < at && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        open.pop()
     }
 
     /// libyaml's error for text after a quoted root scalar on its line (`at`; the quote at `q`):
@@ -2315,6 +2368,23 @@ impl<'a> Loader<'a> {
             );
             return;
         }
+        if info == "wrongly indented line in block scalar"
+            && self.stack.is_empty()
+            && self.root.is_none()
+            && !self.skipping
+        {
+            // A root block scalar with an indentation indicator (`|1`) and a line left of it:
+            // libyaml ends the scalar there, and the document (Psych returns it); saphyr refuses
+            // the line. The document is read again up to it.
+            let line = repair::line_start(self.text.as_bytes(), at);
+            self.after_document(
+                Span::empty(line),
+                "a line left of a root block scalar's indentation ends the scalar to libyaml, \
+                 and the document",
+            );
+            self.truncate_at = Some(line);
+            return;
+        }
         // Errors saphyr raises where libyaml just ends the first document (an explicit end
         // marker followed by content, a directive without `...`, a stray closing bracket after
         // a flow root): Psych returns the first document.
@@ -2397,7 +2467,19 @@ impl<'a> Loader<'a> {
                 None => (info.to_string(), Some(at)),
             }
         };
-        let by_context = || by_frame(self.stack.last());
+        let by_context = || match self.pending_flow_opening(at) {
+            // saphyr's scanner read past a `[`/`{` whose event has not come (it could be a
+            // key): that collection is the one being parsed.
+            Some(open) if self.text.as_bytes()[open] == b'[' => (
+                "did not find expected ',' or ']' while parsing a flow sequence".into(),
+                Some(open),
+            ),
+            Some(open) => (
+                "did not find expected ',' or '}' while parsing a flow mapping".into(),
+                Some(open),
+            ),
+            None => by_frame(self.stack.last()),
+        };
         let reorder = |context: &str, problem: &str| (format!("{problem} {context}"), Some(at));
         match info {
             "misplaced bracket" if self.stack.is_empty() && self.root.is_none() => (
@@ -2535,6 +2617,20 @@ impl<'a> Loader<'a> {
                 reorder(
                     &format!("while scanning an {what}"),
                     "did not find expected alphabetic or numeric character",
+                )
+            }
+            // A block scalar where a key must be (after a plain value): libyaml reads the
+            // scalar and its parser wants a key there.
+            "simple key expect ':'" | "simple key expected"
+                if self.pending_block_scalar(at).is_some() =>
+            {
+                let (k, _) = self.pending_block_scalar(at).unwrap_or((at, false));
+                let col = self.yaml_col(k);
+                by_frame(
+                    self.stack
+                        .iter()
+                        .rev()
+                        .find(|f| !f.in_flow && self.yaml_col(f.start) <= col),
                 )
             }
             "simple key expect ':'" | "simple key expected" => (
@@ -2963,7 +3059,22 @@ fn libyaml_line_col(text: &str, byte: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Finds `#` comments: a `#` at a line start or after whitespace, outside scalar content.
+/// Whether `b[..h]` ends with a block scalar header (`|`, `>`, then chomping and indentation
+/// indicators) after a blank or a line start.
+fn after_block_header(b: &[u8], h: usize) -> bool {
+    let mut i = h;
+    while i > 0 && matches!(b[i - 1], b'-' | b'+' | b'1'..=b'9') {
+        i -= 1;
+    }
+    i > 0
+        && matches!(b[i - 1], b'|' | b'>')
+        && (i == 1 || matches!(b[i - 2], b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+/// Finds `#` comments: outside scalar content, a `#` at a line start, after whitespace, or where
+/// libyaml starts a token right after another (`yaml_parser_scan_to_next_token`): after a flow
+/// indicator or a closing quote (`[a,#c`, `[a]#c`, `"a"#c`, `accepted/comment_after_flow_token.yaml`)
+/// and after a block scalar header (`|#c`, `>-#c`).
 fn scan_comments(text: &str, no_comment: &[(usize, usize)], limit: usize) -> Vec<Comment> {
     let b = text.as_bytes();
     let limit = limit.min(b.len());
@@ -2984,7 +3095,13 @@ fn scan_comments(text: &str, no_comment: &[(usize, usize)], limit: usize) -> Vec
             i = ranges[r].1;
             continue;
         }
-        if h == 0 || matches!(b[h - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        if h == 0
+            || matches!(
+                b[h - 1],
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'[' | b']' | b'{' | b'}' | b'"' | b'\''
+            )
+            || after_block_header(b, h)
+        {
             let mut e = h;
             while e < b.len() && b[e] != b'\n' {
                 e += 1;
@@ -3025,6 +3142,74 @@ mod tests {
         assert_eq!(m.entries[1].key.span, Span::new(5, 8));
         assert_eq!(m.entries[1].value.span, Span::new(10, 16));
         assert_eq!(root.span, Span::new(0, 16));
+    }
+
+    #[test]
+    fn files_saphyr_reads_take_one_parse() {
+        let (d, runs) = load_counted(&SourceFile::new("t.yaml", "a: [x, y]\nb: \"q\"\n"));
+        assert!(d.issues.is_empty());
+        assert_eq!(runs.parses, 1);
+    }
+
+    #[test]
+    fn one_failed_parse_proposes_every_later_repair() {
+        // Four lists closed at the key's column, two tabs after `:`, two quoted scalars
+        // continued at column 1: the first error proposes the rest, one more parse confirms.
+        let text = "a: [\n]\nb:\tx\nc: \"p\nq\"\nd: {\n}\ne:\ty\nf: [1,\n2]\ng: 'r\ns'\nh: [\n]\n";
+        let (d, runs) = load_counted(&SourceFile::new("t.yaml", text));
+        assert!(d.issues.is_empty(), "{:?}", d.issues);
+        assert_eq!(
+            runs,
+            Runs {
+                parses: 2,
+                dropped_proposals: false
+            }
+        );
+        assert_eq!(
+            d.root.unwrap().to_value().ruby_inspect(),
+            r#"{"a"=>[], "b"=>"x", "c"=>"p q", "d"=>{}, "e"=>"y", "f"=>[1, 2], "g"=>"r s", "h"=>[]}"#
+        );
+    }
+
+    #[test]
+    fn wrong_proposals_are_dropped() {
+        // After the first repair, the sketch reads `[y` (inside a multi-line plain scalar) as
+        // a flow collection and proposes to pad `b: 1`, which is block context: the parse
+        // shows the pad outside any flow collection, the proposals go, and each later error is
+        // repaired on its own. The result is Psych's (`{"k"=>[], "a"=>"x [y", "b"=>1, "c"=>[]}`).
+        let text = "k: [\n]\na: x\n  [y\nb: 1\nc: [\n]\n";
+        let (d, runs) = load_counted(&SourceFile::new("t.yaml", text));
+        assert!(d.issues.is_empty(), "{:?}", d.issues);
+        assert!(runs.dropped_proposals);
+        assert_eq!(
+            d.root.unwrap().to_value().ruby_inspect(),
+            r#"{"k"=>[], "a"=>"x [y", "b"=>1, "c"=>[]}"#
+        );
+    }
+
+    #[test]
+    fn a_tab_indented_line_in_block_context_is_not_padded() {
+        // saphyr's "tabs disallowed" error: padding would be right in a flow collection, so it
+        // is tried and the parse shows block context: libyaml's error is reported.
+        let (d, runs) = load_counted(&SourceFile::new("t.yaml", "a:\n\tb: 1\n"));
+        // saphyr's error, then the padded parse, where the loader's own tab check (on the text
+        // as written) stops at the tab before the pad needs judging.
+        assert_eq!(runs.parses, 2);
+        let issue = d.fatal_issue().unwrap();
+        assert_eq!(
+            issue.message,
+            "found character that cannot start any token while scanning for the next token at \
+             line 2 column 1"
+        );
+        assert_eq!(issue.span.start, 3);
+        // In a flow collection the pad stays: Psych loads {"x"=>{"a"=>[1, 2]}}.
+        let (d, runs) = load_counted(&SourceFile::new("t.yaml", "x:\n  a: [1,\n\t2]\n"));
+        assert!(d.issues.is_empty(), "{:?}", d.issues);
+        assert_eq!(runs.parses, 2);
+        assert_eq!(
+            d.root.unwrap().to_value().ruby_inspect(),
+            r#"{"x"=>{"a"=>[1, 2]}}"#
+        );
     }
 
     #[test]

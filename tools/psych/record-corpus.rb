@@ -20,6 +20,6 @@ rows = texts.map do |text|
 end
 puts JSON.pretty_generate(
   'recorded_with' => "ruby #{RUBY_VERSION}, psych #{Psych::VERSION}, libyaml #{Psych::LIBYAML_VERSION}",
-  'how' => 'tools/psych/mutate-corpus.py | ruby tools/psych/record-corpus.rb',
+  'how' => "tools/psych/#{ARGV[0] || 'mutate-corpus'}.py | ruby tools/psych/record-corpus.rb #{ARGV[0]}".strip,
   'rows' => rows
 )
