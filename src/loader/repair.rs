@@ -26,6 +26,11 @@ use std::borrow::Cow;
 /// A noncharacter, so it cannot be confused with content.
 pub(super) const BOM_STAND_IN: char = '\u{FDD0}';
 
+/// Most columns a repair pads a line by: saphyr's indentation inside a flow collection or a
+/// quoted scalar is that of the enclosing block collection, never this deep in real data (and
+/// a pad this size on every line of a big file would multiply its size).
+pub(super) const MAX_PAD: usize = 1_024;
+
 /// Stands in for a `-` that saphyr refuses to start a flow plain scalar with (`[-]`, `[a -]`):
 /// libyaml reads it as the scalar `-`. Put back into the value by the loader.
 pub(super) const DASH_STAND_IN: char = '\u{FDD1}';
@@ -463,7 +468,7 @@ pub(super) fn quoted_pads(
         let blank = first >= b.len() || break_len(b, first) > 0;
         if ls >= from && !blank && !marker_line(b, ls) {
             let amount = pad_amount(n, tab, to);
-            if amount > 0 {
+            if amount > 0 && amount <= MAX_PAD {
                 pads.push((ls, amount));
             }
         }
@@ -534,7 +539,7 @@ pub(super) fn speculate(text: &str, from: usize) -> Vec<Edit> {
         } else if depth > 0 && b[first] != b'#' {
             // saphyr skips a comment line without checking its indentation.
             let amount = pad_amount(n, tab, flow_to);
-            if amount > 0 {
+            if amount > 0 && amount <= MAX_PAD {
                 push(&mut out, ls, EditKind::Pad(amount));
             }
         }
@@ -571,8 +576,10 @@ pub(super) fn speculate(text: &str, from: usize) -> Vec<Edit> {
                     }
                     b'"' | b'\'' => {
                         let col = col_of(text, line_start, i);
+                        // saphyr's indentation is the key's (plus one), left of the quote.
+                        let to = owner.or(last_indicator).map_or(col, |o| col.min(o + 2));
                         owner.get_or_insert(col);
-                        let (pads, end) = quoted_pads(b, i, col, from);
+                        let (pads, end) = quoted_pads(b, i, to, from);
                         for (at, amount) in pads {
                             push(&mut out, at, EditKind::Pad(amount));
                         }
@@ -745,9 +752,8 @@ mod tests {
             got,
             vec![
                 (line("y]"), EditKind::Pad(2)),
-                (line("two"), EditKind::Pad(3)),
+                (line("two"), EditKind::Pad(2)),
                 (line("\tdd"), EditKind::Replace(' ')),
-                (line("  r'"), EditKind::Pad(1)),
             ]
         );
     }

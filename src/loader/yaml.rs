@@ -22,6 +22,7 @@ use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, ScanError, Span a
 use super::psych::{self, MapTag, SeqTag};
 use super::repair::{
     self, CharMap, Edit, EditKind, Origin, ParseInput, Repairs, BOM_STAND_IN, DASH_STAND_IN,
+    MAX_PAD,
 };
 use super::{Comment, Document, Format, LoadIssue, LoadIssueKind};
 use crate::span::{CharIndex, SourceFile, Span};
@@ -41,10 +42,6 @@ pub const MAX_FLOW_DEPTH: usize = 255;
 /// Psych shares one Ruby object per anchor and so never expands; hieralint copies the anchored
 /// nodes so that every value keeps a span, and stops at this many copies.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
-
-/// Most columns a repair pads a line by: saphyr's indentation inside a flow collection or a
-/// quoted scalar is that of the enclosing block collection, never this deep in real data.
-const MAX_PAD: usize = 1_024;
 
 /// Most parses of one file while repairing what saphyr refuses and libyaml accepts (see
 /// [`repair`]); a file needing more stops with a `Limit` issue. Each parse also counts against a
@@ -1584,8 +1581,16 @@ impl<'a> Loader<'a> {
             // padded to the opening quote's column (saphyr checked the quote against its
             // indentation already); leading blanks of a continuation line are not content.
             "invalid indentation in quoted scalar" if matches!(b.get(at), Some(b'"' | b'\'')) => {
-                // The column saphyr saw: a pad may have moved the quote's line.
-                let to = self.yaml_col(at) + self.repairs.pad_at(line_start).unwrap_or(0);
+                // saphyr wants the block indentation (at most two columns right of the block
+                // collection); the quote's column (as saphyr saw it: a pad may have moved its
+                // line) is enough for sure, and is used when the first try was not.
+                let quote_col = self.yaml_col(at) + self.repairs.pad_at(line_start).unwrap_or(0);
+                let retry = self.repairs.pad_at(repair::next_line(b, at)).is_some();
+                let to = if retry {
+                    quote_col
+                } else {
+                    quote_col.min(self.block_pad_target())
+                };
                 let (pads, end) = repair::quoted_pads(b, at, to, 0);
                 let edits: Vec<Edit> = pads
                     .into_iter()
