@@ -224,8 +224,7 @@ impl Repairs {
         self.refused.extend_from_slice(positions);
     }
 
-    /// Edits whose effect the parse must confirm: (position, is a pad) for the speculative and
-    /// tentative ones.
+    /// The edits a parse must confirm: the speculative and tentative ones.
     pub fn unconfirmed(&self) -> impl Iterator<Item = &Edit> {
         self.edits.iter().filter(|e| e.origin != Origin::Exact)
     }

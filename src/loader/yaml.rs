@@ -4,7 +4,10 @@
 //! them into byte spans, builds the [`Node`] tree with an explicit stack (no recursion, so hostile
 //! nesting cannot overflow the stack), applies Psych's typing ([`super::psych`]), anchors,
 //! aliases and `<<` merge keys as `Psych::Visitors::ToRuby` does, finds the comments saphyr does
-//! not report, and turns scan errors into positioned [`LoadIssue`]s. See `docs/loader.md`.
+//! not report, and turns scan errors into positioned [`LoadIssue`]s. saphyr-parser is used as
+//! released: where it refuses what libyaml reads, the text it reads is repaired and parsed again
+//! ([`super::repair`]); where it reads what libyaml refuses, the checks here say so with libyaml's
+//! message. See `docs/loader.md`.
 //!
 //! Spans: a node's span covers its content, not its properties (`&anchor`, `!tag`: the tag has
 //! its own span in [`Tag::span`]). A quoted scalar's span includes the quotes; a block scalar's
