@@ -6,7 +6,7 @@
 //! aliases and `<<` merge keys as `Psych::Visitors::ToRuby` does, finds the comments saphyr does
 //! not report, and turns scan errors into positioned [`LoadIssue`]s. saphyr-parser is used as
 //! released: where it refuses what libyaml reads, the text it reads is repaired and parsed again
-//! ([`super::repair`]); where it reads what libyaml refuses, the checks here say so with libyaml's
+//! ((`loader::repair`)); where it reads what libyaml refuses, the checks here say so with libyaml's
 //! message. See `docs/loader.md`.
 //!
 //! Spans: a node's span covers its content, not its properties (`&anchor`, `!tag`: the tag has
@@ -47,7 +47,7 @@ pub const MAX_FLOW_DEPTH: usize = 255;
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
 /// Most parses of one file while repairing what saphyr refuses and libyaml accepts (see
-/// [`repair`]); a file needing more stops with a `Limit` issue. Each parse also counts against a
+/// `loader::repair`); a file needing more stops with a `Limit` issue. Each parse also counts against a
 /// budget of 32 times the file's length (plus 4 MiB), so repairs stay linear in practice.
 const MAX_REPAIR_RUNS: usize = 200;
 
@@ -55,7 +55,7 @@ const MAX_REPAIR_RUNS: usize = 200;
 ///
 /// saphyr-parser reads the text first as it is. When it stops at a construct libyaml accepts,
 /// the loader edits the text it gives saphyr (never the positions it reports: they map back to
-/// `file`) and parses again; see [`repair`].
+/// `file`) and parses again; see `loader::repair`.
 pub fn load(file: &SourceFile) -> Document {
     load_counted(file).0
 }
@@ -264,7 +264,7 @@ struct Loader<'a> {
     /// Byte offsets of line starts (`SourceFile::line_starts`).
     line_starts: &'a [u32],
     /// What saphyr reads: `text` with libyaml's other line breaks (NEL, LS, PS) replaced by
-    /// `\n`, and the repairs (see [`repair`]).
+    /// `\n`, and the repairs (see `loader::repair`).
     parse_text: &'a str,
     /// Maps saphyr's character indices in `parse_text` to character indices in `text`.
     char_map: &'a CharMap,
@@ -299,7 +299,7 @@ struct Loader<'a> {
     /// saphyr failed on a token after a complete flow root before reporting the root (its
     /// scanner looks ahead); the document is re-read up to here.
     truncate_at: Option<usize>,
-    /// Values may hold stand-ins for a BOM or a `-` ([`repair`]) to put back.
+    /// Values may hold stand-ins for a BOM or a `-` (`loader::repair`) to put back.
     restore_bom: bool,
     restore_dash: bool,
     /// The repair this run asks for.
