@@ -19,3 +19,4 @@ pub mod rules;
 pub mod scan;
 pub mod span;
 pub mod value;
+pub mod value_span;

@@ -60,4 +60,7 @@ macro_rules! rule_tests {
 rule_tests! {
     invalid_hiera_config => "invalid-hiera-config",
     interpolation_method_in_hiera_config => "interpolation-method-in-hiera-config",
+    interpolation_syntax_error => "interpolation-syntax-error",
+    unknown_interpolation_method => "unknown-interpolation-method",
+    alias_not_entire_string => "alias-not-entire-string",
 }

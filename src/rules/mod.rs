@@ -6,9 +6,13 @@
 //! hiera.yaml, H2xx interpolation, H3xx facts and variables, H4xx lookup_options and merges,
 //! H9xx hieralint itself (configuration, suppressions).
 
+pub mod alias_not_entire_string;
+pub mod interp_sites;
 pub mod interpolation_method_in_hiera_config;
+pub mod interpolation_syntax_error;
 pub mod invalid_fact_set;
 pub mod invalid_hiera_config;
+pub mod unknown_interpolation_method;
 pub mod unreadable_file;
 
 use crate::diag::{Diagnostic, Severity};
@@ -122,6 +126,9 @@ pub fn registry() -> &'static [&'static dyn Rule] {
 static REGISTRY: &[&dyn Rule] = &[
     &invalid_hiera_config::InvalidHieraConfig,
     &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
+    &interpolation_syntax_error::InterpolationSyntaxError,
+    &unknown_interpolation_method::UnknownInterpolationMethod,
+    &alias_not_entire_string::AliasNotEntireString,
 ];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
