@@ -63,4 +63,5 @@ rule_tests! {
     interpolation_syntax_error => "interpolation-syntax-error",
     unknown_interpolation_method => "unknown-interpolation-method",
     alias_not_entire_string => "alias-not-entire-string",
+    legacy_fact => "legacy-fact",
 }

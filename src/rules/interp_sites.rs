@@ -29,6 +29,9 @@ pub struct Site<'a> {
     pub copied: bool,
     /// hiera.yaml: which field the string comes from.
     pub role: Option<StringRole>,
+    /// A `mapped_paths` template: the variable bound to each mapped value (`mapped_paths[1]`),
+    /// a local variable rather than a fact.
+    pub local_var: Option<String>,
 }
 
 /// Where a string is interpolated: Puppet treats undefined variables differently there
@@ -132,6 +135,7 @@ pub fn data_sites(file: &LoadedFile) -> Vec<Site<'_>> {
                                 is_key,
                                 copied,
                                 role: None,
+                                local_var: None,
                             });
                         }
                     }
@@ -168,6 +172,10 @@ pub fn config_sites(file: &LoadedFile) -> Vec<Site<'static>> {
         entries.extend(p);
     }
     for e in entries {
+        let mapped_var = match &e.locations {
+            crate::config::Locations::MappedPaths { var, .. } => Some(var.value.clone()),
+            _ => None,
+        };
         for raw in e.raw_strings(&cfg.defaults) {
             let scope_expr = raw.role == StringRole::MappedPathsScope;
             if !scope_expr && !interp::has_interpolation(&raw.value) {
@@ -186,6 +194,9 @@ pub fn config_sites(file: &LoadedFile) -> Vec<Site<'static>> {
                 is_key: false,
                 copied: false,
                 role: Some(raw.role),
+                local_var: mapped_var
+                    .clone()
+                    .filter(|_| raw.role == StringRole::MappedPathsTemplate),
             });
         }
     }

@@ -12,6 +12,7 @@ pub mod interpolation_method_in_hiera_config;
 pub mod interpolation_syntax_error;
 pub mod invalid_fact_set;
 pub mod invalid_hiera_config;
+pub mod legacy_fact;
 pub mod unknown_interpolation_method;
 pub mod unreadable_file;
 
@@ -129,6 +130,7 @@ static REGISTRY: &[&dyn Rule] = &[
     &interpolation_syntax_error::InterpolationSyntaxError,
     &unknown_interpolation_method::UnknownInterpolationMethod,
     &alias_not_entire_string::AliasNotEntireString,
+    &legacy_fact::LegacyFact,
 ];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
