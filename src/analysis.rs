@@ -118,15 +118,17 @@ impl Group {
 impl EnvAnalysis {
     /// The names of the nodes of some groups, for messages: `web01, web02 and 3 more`.
     pub fn describe(&self, groups: &[usize]) -> String {
-        let mut names: Vec<&str> = groups
+        let nodes: Vec<usize> = groups
             .iter()
-            .flat_map(|&g| {
-                self.groups[g]
-                    .nodes
-                    .iter()
-                    .map(|&n| self.nodes[n].name.as_str())
-            })
+            .flat_map(|&g| self.groups[g].nodes.iter().copied())
             .collect();
+        self.describe_nodes(&nodes)
+    }
+
+    /// The names of some nodes (indices into [`EnvAnalysis::nodes`]), for messages, as
+    /// [`EnvAnalysis::describe`] gives them for groups.
+    pub fn describe_nodes(&self, nodes: &[usize]) -> String {
+        let mut names: Vec<&str> = nodes.iter().map(|&n| self.nodes[n].name.as_str()).collect();
         names.sort_unstable();
         names.dedup();
         let total = self.nodes.len();

@@ -303,10 +303,7 @@ fn block(src: &str, value: &str) -> Option<Vec<Piece>> {
             });
         }
     };
-    let nl = |at: (usize, usize)| Piece {
-        ch: '\n',
-        src: at,
-    };
+    let nl = |at: (usize, usize)| Piece { ch: '\n', src: at };
     if !folded {
         for l in &lines {
             push_text(&mut out, l);
@@ -377,7 +374,10 @@ mod tests {
 
     #[test]
     fn verbatim_plain_and_quoted() {
-        assert_eq!(mapped("a %{x} b", "a %{x} b", "%{x}").as_deref(), Some("%{x}"));
+        assert_eq!(
+            mapped("a %{x} b", "a %{x} b", "%{x}").as_deref(),
+            Some("%{x}")
+        );
         assert_eq!(
             mapped("\"a %{x}\"", "a %{x}", "%{x}").as_deref(),
             Some("%{x}")

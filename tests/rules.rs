@@ -63,5 +63,8 @@ rule_tests! {
     interpolation_syntax_error => "interpolation-syntax-error",
     unknown_interpolation_method => "unknown-interpolation-method",
     alias_not_entire_string => "alias-not-entire-string",
+    interpolated_key_not_found => "interpolated-key-not-found",
+    interpolation_loop => "interpolation-loop",
     legacy_fact => "legacy-fact",
+    undefined_variable => "undefined-variable",
 }

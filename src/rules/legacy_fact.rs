@@ -91,7 +91,10 @@ const LEGACY: &[(&str, &str)] = &[
     ("sp_boot_rom_version", "system_profiler.boot_rom_version"),
     ("sp_boot_volume", "system_profiler.boot_volume"),
     ("sp_cpu_type", "system_profiler.processor_name"),
-    ("sp_current_processor_speed", "system_profiler.processor_speed"),
+    (
+        "sp_current_processor_speed",
+        "system_profiler.processor_speed",
+    ),
     ("sp_kernel_version", "system_profiler.kernel_version"),
     ("sp_l2_cache_core", "system_profiler.l2_cache_per_core"),
     ("sp_l3_cache", "system_profiler.l3_cache"),
@@ -155,7 +158,11 @@ pub fn structured(name: &str) -> Option<String> {
         }
     }
     if let Some(rest) = name.strip_prefix("blockdevice_") {
-        for (suffix, leaf) in [("_model", "model"), ("_size", "size_bytes"), ("_vendor", "vendor")] {
+        for (suffix, leaf) in [
+            ("_model", "model"),
+            ("_size", "size_bytes"),
+            ("_vendor", "vendor"),
+        ] {
             if let Some(dev) = rest.strip_suffix(suffix).filter(|s| !s.is_empty()) {
                 return Some(format!("disks.{}.{leaf}", segment(dev)));
             }
@@ -306,9 +313,9 @@ fn check_token(
     let span = site.span_of(&file.source, t.range.clone());
     let text = &site.value[t.range.clone()];
     let (name, rest) = match &read {
-        Read::Fact { name, rest } | Read::TopScope { name, rest } | Read::Unqualified { name, rest } => {
-            (name.as_str(), rest.as_slice())
-        }
+        Read::Fact { name, rest }
+        | Read::TopScope { name, rest }
+        | Read::Unqualified { name, rest } => (name.as_str(), rest.as_slice()),
     };
     if matches!(read, Read::Unqualified { .. }) && site.local_var.as_deref() == Some(name) {
         // The variable `mapped_paths` binds for its template.
@@ -453,7 +460,10 @@ mod tests {
             Some("os.release.major")
         );
         assert_eq!(structured("fqdn").as_deref(), Some("networking.fqdn"));
-        assert_eq!(structured("memorysize").as_deref(), Some("memory.system.total"));
+        assert_eq!(
+            structured("memorysize").as_deref(),
+            Some("memory.system.total")
+        );
         assert_eq!(
             structured("ipaddress_eth0").as_deref(),
             Some("networking.interfaces.eth0.ip")
@@ -470,7 +480,10 @@ mod tests {
             structured("blockdevice_sda_size").as_deref(),
             Some("disks.sda.size_bytes")
         );
-        assert_eq!(structured("processor0").as_deref(), Some("processors.models.0"));
+        assert_eq!(
+            structured("processor0").as_deref(),
+            Some("processors.models.0")
+        );
         assert_eq!(structured("sshrsakey").as_deref(), Some("ssh.rsa.key"));
         assert_eq!(
             structured("sshfp_ed25519").as_deref(),

@@ -8,11 +8,14 @@
 
 pub mod alias_not_entire_string;
 pub mod interp_sites;
+pub mod interpolated_key_not_found;
+pub mod interpolation_loop;
 pub mod interpolation_method_in_hiera_config;
 pub mod interpolation_syntax_error;
 pub mod invalid_fact_set;
 pub mod invalid_hiera_config;
 pub mod legacy_fact;
+pub mod undefined_variable;
 pub mod unknown_interpolation_method;
 pub mod unreadable_file;
 
@@ -130,7 +133,10 @@ static REGISTRY: &[&dyn Rule] = &[
     &interpolation_syntax_error::InterpolationSyntaxError,
     &unknown_interpolation_method::UnknownInterpolationMethod,
     &alias_not_entire_string::AliasNotEntireString,
+    &interpolated_key_not_found::InterpolatedKeyNotFound,
+    &interpolation_loop::InterpolationLoop,
     &legacy_fact::LegacyFact,
+    &undefined_variable::UndefinedVariable,
 ];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
