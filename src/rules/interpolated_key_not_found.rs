@@ -1,7 +1,7 @@
 //! H204 `interpolated-key-not-found`: `%{lookup('k')}`, `hiera` or `alias` of a key that has no
 //! value, which Puppet silently turns into an empty string.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -64,12 +64,76 @@ fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis) -> Vec<KeyToken<'a>> 
     out
 }
 
+/// The root keys a group's lookups can find in the data its hierarchies read: keys of the
+/// global and environment layers, and module keys in their own module's namespace (a lookup
+/// is routed only to the module its key names, reference §2.3).
+fn defined_root_keys(session: &crate::engine::Session) -> BTreeSet<String> {
+    session
+        .all_keys()
+        .into_iter()
+        .filter(|d| match &d.layer {
+            crate::engine::Place::Module(m) => {
+                d.key.split_once("::").is_some_and(|(ns, _)| ns == m)
+            }
+            _ => true,
+        })
+        .map(|d| d.key)
+        .collect()
+}
+
 /// The root key of a lookup key (`a.b` → `a`).
 fn root_of(key: &str) -> Option<String> {
     match split_key(key).ok()?.into_iter().next()? {
         Segment::Str(s) => Some(s),
         Segment::Int(_) => None,
     }
+}
+
+/// "Did you mean" candidates: defined keys bucketed by namespace (what precedes the last
+/// `::`) and length, so that a missing key is compared with few keys, not all of them.
+struct Suggestions<'a> {
+    buckets: HashMap<(&'a str, usize), Vec<&'a str>>,
+}
+
+impl<'a> Suggestions<'a> {
+    fn new(keys: impl Iterator<Item = &'a String>) -> Suggestions<'a> {
+        let mut buckets: HashMap<(&str, usize), Vec<&str>> = HashMap::new();
+        for k in keys {
+            buckets
+                .entry((namespace(k), k.chars().count()))
+                .or_default()
+                .push(k);
+        }
+        Suggestions { buckets }
+    }
+
+    /// A defined key in the same namespace within two edits (and at most a third of the
+    /// name), if any.
+    fn closest(&self, key: &str) -> Option<&'a str> {
+        const BUDGET: usize = 2000;
+        let len = key.chars().count();
+        let max = 2.min(len / 3 + 1);
+        let ns = namespace(key);
+        let mut best: Option<(usize, &str)> = None;
+        let mut compared = 0usize;
+        for l in len.saturating_sub(max)..=len + max {
+            for &cand in self.buckets.get(&(ns, l)).into_iter().flatten() {
+                compared += 1;
+                if compared > BUDGET {
+                    return best.map(|(_, k)| k);
+                }
+                let d = edit_distance(key, cand);
+                if d <= max && best.is_none_or(|(bd, bk)| (d, cand) < (bd, bk)) {
+                    best = Some((d, cand));
+                }
+            }
+        }
+        best.map(|(_, k)| k)
+    }
+}
+
+fn namespace(key: &str) -> &str {
+    key.rsplit_once("::").map_or("", |(ns, _)| ns)
 }
 
 /// Every root key defined in the environment's data, with where (the first definition).
@@ -129,8 +193,15 @@ impl Rule for InterpolatedKeyNotFound {
                     }
                     let rep = env.groups[g].nodes[0];
                     let session = env.engine.session(env.nodes[rep].scope.clone());
+                    let defined = defined_root_keys(&session);
                     keys.into_iter()
                         .filter(|k| {
+                            // A root key the group's data defines is found (or fails for
+                            // another reason): no need to look it up, which would interpolate
+                            // its value and everything that value looks up.
+                            if !k.contains(['.', '\'', '"']) && defined.contains(*k) {
+                                return false;
+                            }
                             // `Lookup.lookup(key, nil, '', true, nil, ...)`: the key's own
                             // lookup_options apply; not found gives the default ''.
                             let outcome = session.lookup(&LookupRequest::new(k));
@@ -141,6 +212,7 @@ impl Rule for InterpolatedKeyNotFound {
                 })
                 .collect();
             let defs = definitions(project, env);
+            let suggest = Suggestions::new(defs.keys());
             for (t, groups) in tokens.iter().zip(&token_groups) {
                 let not_found: Vec<usize> = groups
                     .iter()
@@ -183,12 +255,7 @@ impl Rule for InterpolatedKeyNotFound {
                         d = d.label(&file.source, *span, what);
                     }
                     None => {
-                        let close = defs
-                            .keys()
-                            .map(|k| (edit_distance(k, &root), k))
-                            .filter(|(dist, _)| *dist <= 2 && *dist < root.chars().count() / 3 + 1)
-                            .min();
-                        if let Some((_, k)) = close {
+                        if let Some(k) = suggest.closest(&root) {
                             d = d.note(format!("help: did you mean `{k}`?"));
                         }
                     }

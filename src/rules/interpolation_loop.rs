@@ -339,7 +339,12 @@ fn report_cycle(
     let title = if hops.len() == 1 {
         format!("interpolation loop: `{}` looks itself up {who}", first.from)
     } else {
-        let chain: Vec<String> = path.iter().map(|k| format!("`{k}`")).collect();
+        let mut chain: Vec<String> = path.iter().map(|k| format!("`{k}`")).collect();
+        if chain.len() > 7 {
+            // Long cycles: the first keys and the way back; every hop is still labelled.
+            let n = hops.len();
+            chain.splice(3..chain.len() - 2, [format!("… ({n} keys in all)")]);
+        }
         format!("interpolation loop: {} {who}", chain.join(" → "))
     };
     let mut d =

@@ -243,3 +243,87 @@ impl Rule for UndefinedVariable {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Scope, Trusted};
+    use crate::value::Hash;
+
+    fn scope(facts: &[(&str, Value)], extensions: &[(&str, &str)]) -> Scope {
+        let mut h = Hash::new();
+        for (k, v) in facts {
+            h.insert(Value::string(*k), v.clone());
+        }
+        let mut t = Trusted {
+            certname: Some("web01.example.com".into()),
+            ..Default::default()
+        };
+        for (k, v) in extensions {
+            t.extensions.insert(Value::string(*k), Value::string(*v));
+        }
+        Scope::for_node(&h, &t, None, "production")
+    }
+
+    fn kind(s: &Scope, expr: &str) -> &'static str {
+        match reading(s, &split_key(expr).unwrap()) {
+            Reading::Ok => "ok",
+            Reading::Undefined(_) => "undefined",
+            Reading::Missing => "missing",
+        }
+    }
+
+    #[test]
+    fn readings() {
+        let mut os = Hash::new();
+        os.insert(Value::string("family"), Value::string("Debian"));
+        let s = scope(
+            &[
+                ("os", Value::hash(os)),
+                ("list", Value::array(vec![Value::string("a")])),
+            ],
+            &[],
+        );
+        assert_eq!(kind(&s, "facts.os.family"), "ok");
+        assert_eq!(kind(&s, "::facts.os.family"), "ok");
+        assert_eq!(kind(&s, "os.family"), "ok");
+        assert_eq!(kind(&s, "facts.os.name"), "missing");
+        assert_eq!(kind(&s, "facts.role"), "missing");
+        assert_eq!(kind(&s, "facts.list.0"), "ok");
+        assert_eq!(kind(&s, "facts.list.3"), "missing");
+        // Digging into a String is a type error, another problem.
+        assert_eq!(kind(&s, "facts.os.family.x"), "ok");
+        assert_eq!(kind(&s, "::nope"), "undefined");
+        assert_eq!(kind(&s, "nope.sub"), "undefined");
+        assert_eq!(kind(&s, "module_name"), "ok");
+        assert_eq!(kind(&s, "trusted.certname"), "ok");
+        // Without extensions in the fact set, extensions are not judged.
+        assert_eq!(kind(&s, "trusted.extensions.pp_role"), "ok");
+        assert_eq!(kind(&s, "server_facts.servername"), "ok");
+        let s = scope(&[], &[("pp_role", "web")]);
+        assert_eq!(kind(&s, "trusted.extensions.pp_role"), "ok");
+        assert_eq!(kind(&s, "trusted.extensions.pp_zone"), "missing");
+    }
+
+    #[test]
+    fn severity_follows_version_and_place() {
+        use PuppetVersion::*;
+        assert_eq!(undefined_effect(V7, Place::Data, "x").0, Severity::Warning);
+        assert_eq!(
+            undefined_effect(V7, Place::ConfigOther, "x").0,
+            Severity::Warning
+        );
+        assert_eq!(undefined_effect(V8, Place::Data, "x").0, Severity::Error);
+        assert_eq!(
+            undefined_effect(V8, Place::ConfigOther, "x").0,
+            Severity::Error
+        );
+        assert_eq!(
+            undefined_effect(V8, Place::ConfigLocation, "x").0,
+            Severity::Warning
+        );
+        assert!(undefined_effect(V8, Place::ConfigLocation, "::x")
+            .1
+            .contains("Interpolation failed with '::x'"));
+    }
+}
