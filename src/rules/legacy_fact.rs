@@ -359,6 +359,10 @@ fn check_token(
     if matches!(read, Read::Fact { .. }) || is_puppet_variable(name) {
         return;
     }
+    // Not a variable name (`lookup(a)`, `%{x`): `interpolation-syntax-error` (H201) says why.
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return;
+    }
     // A name no fact set has is not a fact: leave it to `undefined-variable` (H302).
     let is_fact = facts.map(|f| f.contains(name));
     if is_fact == Some(false) {

@@ -114,6 +114,11 @@ impl UndefinedVariable {
     fn check_site(&self, project: &Project, env: &EnvAnalysis, c: &Check, sink: &mut Sink) {
         for t in c.site.tokens() {
             let Some(expr) = t.scope_key() else { continue };
+            // Method calls read as variables (`lookup(a)`) and nested tokens are
+            // `interpolation-syntax-error` (H201).
+            if expr.contains(['(', ')']) || expr.contains("%{") {
+                continue;
+            }
             let Ok(segments) = split_key(expr) else {
                 continue;
             };
