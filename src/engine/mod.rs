@@ -1,2 +1,629 @@
 //! The lookup engine, exact to Puppet: layers, hierarchies, backends, lookup_options, merges,
-//! interpolation, dotted keys and explain. TODO(#3): being built.
+//! interpolation, dotted keys and explain.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use hieralint::engine::{Engine, EngineOptions, EnvironmentSpec, LookupRequest, Scope};
+//! let engine = Engine::on_disk(
+//!     EnvironmentSpec::in_codedir("/etc/puppetlabs/code".as_ref(), "production"),
+//!     EngineOptions::default(),
+//! );
+//! let session = engine.session(Arc::new(Scope::default()));
+//! let outcome = session.lookup(&LookupRequest::new("ntp::servers").explain(true));
+//! ```
+//!
+//! An [`Engine`] is built once per environment and shared between threads: it caches parsed
+//! files, hiera.yaml configurations, and lookup outcomes (keyed by the resolved hierarchy's
+//! fingerprint and the scope expressions each lookup read, so fact sets that see the same data
+//! share answers). A [`Session`] is what Puppet keeps per compile: one node's [`Scope`], its
+//! lookup_options and resolved hierarchies; use one per fact set (sessions are not `Send`).
+//!
+//! The code is a port of Puppet's `pops/lookup` classes, method by method ([`lookup`] has the
+//! adapter, providers and interpolation; [`merge`] the strategies and deep_merge; [`layer`] the
+//! configuration's creation errors; [`data`] and [`eyaml`] the backends; [`explain`] the
+//! explanation). Where Puppet's behaviour depends on Ruby (sorting, regexes, `==`), [`ruby`]
+//! reproduces it. Every rule is checked against the cases recorded from Puppet 7.23 in
+//! `fixtures/conformance` (tests/conformance.rs).
+
+pub mod cli;
+pub mod convert;
+pub mod data;
+pub mod env;
+pub mod error;
+pub mod explain;
+pub mod eyaml;
+pub mod layer;
+pub(crate) mod lookup;
+pub mod merge;
+pub mod pkcs7;
+pub mod ruby;
+pub mod scope;
+pub mod types;
+pub mod vfs;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+pub use env::{Environment, EnvironmentSpec};
+pub use error::{ErrorKind, LookupError};
+pub use explain::Explainer;
+pub use layer::Place;
+pub use lookup::{KeyDefinition, LevelLocation, Provenance, ResolvedLevel};
+pub use merge::{MergeStrategy, StrategyKind};
+pub use scope::{Scope, Trusted};
+pub use vfs::{FsVfs, Vfs};
+
+use crate::value::Value;
+use data::FileCache;
+use layer::LayerConfig;
+
+/// Which Puppet to model where 7 and 8 differ (reference §11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PuppetVersion {
+    V7,
+    V8,
+}
+
+/// `Puppet[:strict]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strict {
+    Off,
+    Warning,
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    pub puppet: PuppetVersion,
+    pub strict: Strict,
+}
+
+impl EngineOptions {
+    /// Puppet's defaults for a version: strict=warning on 7, strict=error on 8.
+    pub fn for_puppet(puppet: PuppetVersion) -> EngineOptions {
+        EngineOptions {
+            puppet,
+            strict: match puppet {
+                PuppetVersion::V7 => Strict::Warning,
+                PuppetVersion::V8 => Strict::Error,
+            },
+        }
+    }
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions::for_puppet(PuppetVersion::V7)
+    }
+}
+
+/// What a lookup gives.
+#[derive(Clone, Debug)]
+pub enum LookupResult {
+    Found(Value),
+    NotFound,
+    Error(LookupError),
+}
+
+/// A lookup's answer with everything around it.
+#[derive(Clone, Debug)]
+pub struct LookupOutcome {
+    pub result: LookupResult,
+    /// The key that was found (the first of several keys that has a value).
+    pub key: Option<String>,
+    /// True when the value is the caller's default.
+    pub defaulted: bool,
+    pub explain: Option<Explainer>,
+    /// The warnings Puppet would log during this lookup, in order (deduplicated).
+    pub warnings: Vec<String>,
+    /// Where found root keys came from (key and value spans), in lookup order.
+    pub provenance: Vec<Provenance>,
+}
+
+impl LookupOutcome {
+    pub fn value(&self) -> Option<&Value> {
+        match &self.result {
+            LookupResult::Found(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn error(&self) -> Option<&LookupError> {
+        match &self.result {
+            LookupResult::Error(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// `puppet lookup --explain` text: the tree, then the error text for a failure.
+    pub fn explain_text(&self) -> Option<String> {
+        self.explain.as_ref().map(|e| e.explain())
+    }
+}
+
+/// A module on the modulepath.
+#[derive(Clone, Debug)]
+pub struct ModuleInfo {
+    pub name: String,
+    pub dir: PathBuf,
+    pub has_hiera_yaml: bool,
+    /// `metadata.json`'s `data_provider`, if set.
+    pub data_provider: Option<Value>,
+}
+
+type ConfigResult = Result<(Arc<LayerConfig>, Vec<String>), LookupError>;
+
+/// The engine for one environment. `Sync`: share it between threads.
+pub struct Engine {
+    pub(crate) env: Environment,
+    pub(crate) opts: EngineOptions,
+    pub(crate) vfs: Arc<dyn Vfs>,
+    pub(crate) files: FileCache,
+    configs: Mutex<HashMap<(PathBuf, Place), (usize, ConfigResult)>>,
+    modules: Mutex<HashMap<String, Option<Arc<ModuleInfo>>>>,
+    functions: Mutex<HashMap<String, bool>>,
+    /// Outcomes shared by sessions: by hierarchy fingerprint and request, each with the scope
+    /// variables (and what reading them gave) the lookup depended on.
+    results: std::sync::RwLock<vfs::FastMap<(u64, u64), Vec<CachedOutcome>>>,
+}
+
+/// A lookup outcome and the scope reads it depends on.
+struct CachedOutcome {
+    request: ResultKey,
+    reads: Vec<(Arc<str>, lookup::Probe)>,
+    outcome: LookupOutcome,
+}
+
+/// Bound on cached outcomes per request (distinct dependency sets).
+const MAX_VARIANTS: usize = 64;
+
+impl Engine {
+    pub fn new(spec: EnvironmentSpec, opts: EngineOptions, vfs: Arc<dyn Vfs>) -> Engine {
+        let env = Environment::load(spec, &*vfs);
+        Engine {
+            env,
+            opts,
+            vfs,
+            files: FileCache::default(),
+            configs: Mutex::new(HashMap::new()),
+            modules: Mutex::new(HashMap::new()),
+            functions: Mutex::new(HashMap::new()),
+            results: std::sync::RwLock::new(Default::default()),
+        }
+    }
+
+    /// An engine reading the real file system.
+    pub fn on_disk(spec: EnvironmentSpec, opts: EngineOptions) -> Engine {
+        Engine::new(spec, opts, Arc::new(FsVfs::new()))
+    }
+
+    pub fn environment(&self) -> &Environment {
+        &self.env
+    }
+
+    pub fn options(&self) -> EngineOptions {
+        self.opts
+    }
+
+    pub fn vfs(&self) -> &Arc<dyn Vfs> {
+        &self.vfs
+    }
+
+    /// Forgets parsed files and configurations (after files changed).
+    pub fn invalidate(&self) {
+        self.files.clear();
+        if let Ok(mut c) = self.configs.lock() {
+            c.clear();
+        }
+        if let Ok(mut m) = self.modules.lock() {
+            m.clear();
+        }
+        if let Ok(mut f) = self.functions.lock() {
+            f.clear();
+        }
+        if let Ok(mut r) = self.results.write() {
+            r.clear();
+        }
+    }
+
+    /// A session for one node (what Puppet keeps per compile).
+    pub fn session(&self, scope: Arc<Scope>) -> Session<'_> {
+        Session {
+            engine: self,
+            scope,
+            state: lookup::State::default(),
+            results: std::cell::RefCell::new(Default::default()),
+            fingerprint: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// One lookup in a fresh session.
+    pub fn lookup(
+        &self,
+        scope: &Scope,
+        key: &str,
+        merge: Option<&Value>,
+        explain: bool,
+    ) -> LookupOutcome {
+        self.session(Arc::new(scope.clone())).lookup(
+            &LookupRequest::new(key)
+                .merge(merge.cloned())
+                .explain(explain),
+        )
+    }
+
+    pub(crate) fn module_dir(&self, name: &str) -> Option<PathBuf> {
+        self.module_info(name).map(|m| m.dir.clone())
+    }
+
+    /// A module by name (`environment.module(name)`), with what its data provider needs.
+    pub fn module_info(&self, name: &str) -> Option<Arc<ModuleInfo>> {
+        if let Some(m) = self.modules.lock().ok().and_then(|m| m.get(name).cloned()) {
+            return m;
+        }
+        let info = self.env.module_dir(name, &*self.vfs).map(|dir| {
+            let data_provider = self
+                .vfs
+                .read(&dir.join("metadata.json"))
+                .and_then(|f| serde_json::from_str::<serde_json::Value>(f.text()).ok())
+                .and_then(|j| j.get("data_provider").map(Value::from_json));
+            Arc::new(ModuleInfo {
+                name: name.to_string(),
+                has_hiera_yaml: self.vfs.exists(&dir.join("hiera.yaml")),
+                dir,
+                data_provider,
+            })
+        });
+        if let Ok(mut m) = self.modules.lock() {
+            m.insert(name.to_string(), info.clone());
+        }
+        info
+    }
+
+    /// `HieraConfig.create` for a layer's hiera.yaml, cached.
+    pub(crate) fn create_config(&self, path: &Path, place: &Place) -> ConfigResult {
+        let key = (path.to_path_buf(), place.clone());
+        let source = self.vfs.read(path);
+        let id = source.as_ref().map_or(0, |f| Arc::as_ptr(f) as usize);
+        if let Some((cid, c)) = self.configs.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            if cid == id {
+                return c;
+            }
+        }
+        let created = layer::create(path, place, source);
+        let r = created.config.map(|c| (c, created.warnings.clone()));
+        if let Ok(mut c) = self.configs.lock() {
+            c.insert(key, (id, r.clone()));
+        }
+        r
+    }
+
+    /// Whether a function named `name` exists in the environment (as a Ruby function in a
+    /// module's or the environment's `lib/puppet/functions`, or a Puppet-language function).
+    pub(crate) fn function_exists(&self, name: &str) -> bool {
+        if let Some(b) = self
+            .functions
+            .lock()
+            .ok()
+            .and_then(|f| f.get(name).copied())
+        {
+            return b;
+        }
+        let found = self.find_function(name);
+        if let Ok(mut f) = self.functions.lock() {
+            f.insert(name.to_string(), found);
+        }
+        found
+    }
+
+    fn find_function(&self, name: &str) -> bool {
+        let parts: Vec<&str> = name.split("::").collect();
+        let rb_rel: PathBuf = parts.iter().collect::<PathBuf>().with_extension("rb");
+        match parts.as_slice() {
+            [single] => {
+                let rel = PathBuf::from(format!("{single}.rb"));
+                if self
+                    .vfs
+                    .exists(&self.env.dir().join("lib/puppet/functions").join(&rel))
+                {
+                    return true;
+                }
+                self.env.modules(&*self.vfs).iter().any(|(_, dir)| {
+                    self.vfs
+                        .exists(&dir.join("lib/puppet/functions").join(&rel))
+                })
+            }
+            [ns, rest @ ..] => {
+                let pp_rel: PathBuf = rest.iter().collect::<PathBuf>().with_extension("pp");
+                let base = if *ns == "environment" {
+                    Some(self.env.dir().to_path_buf())
+                } else {
+                    self.module_dir(ns)
+                };
+                match base {
+                    None => false,
+                    Some(b) => {
+                        self.vfs.exists(&b.join("functions").join(&pp_rel))
+                            || self
+                                .vfs
+                                .exists(&b.join("lib/puppet/functions").join(&rb_rel))
+                    }
+                }
+            }
+            [] => false,
+        }
+    }
+}
+
+/// One call of `Lookup.lookup` (what `puppet lookup` and the `lookup()` function pass).
+#[derive(Clone, Debug, Default)]
+pub struct LookupRequest {
+    /// The keys; the first one found wins.
+    pub keys: Vec<String>,
+    /// The `merge` argument: a strategy name or a `{strategy => ..., ...}` hash.
+    pub merge: Option<Value>,
+    /// The default value (returned, marked `defaulted`, when nothing is found).
+    pub default: Option<Value>,
+    pub explain: bool,
+}
+
+impl LookupRequest {
+    pub fn new(key: &str) -> LookupRequest {
+        LookupRequest {
+            keys: vec![key.to_string()],
+            ..Default::default()
+        }
+    }
+
+    pub fn merge(mut self, merge: Option<Value>) -> LookupRequest {
+        self.merge = merge;
+        self
+    }
+
+    pub fn default_value(mut self, default: Option<Value>) -> LookupRequest {
+        self.default = default;
+        self
+    }
+
+    pub fn explain(mut self, explain: bool) -> LookupRequest {
+        self.explain = explain;
+        self
+    }
+}
+
+/// Lookups for one node.
+pub struct Session<'e> {
+    engine: &'e Engine,
+    scope: Arc<Scope>,
+    state: lookup::State,
+    /// Outcomes of lookups made without explain: a session's scope and files do not change,
+    /// so the same request gives the same answer (and the same warnings).
+    results: std::cell::RefCell<vfs::FastMap<u64, Vec<(ResultKey, LookupOutcome)>>>,
+    /// The resolved hierarchy's fingerprint (computed on the first lookup).
+    fingerprint: std::cell::OnceCell<u64>,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ResultKey {
+    keys: Vec<String>,
+    merge: Option<Value>,
+    default: Option<Value>,
+}
+
+impl ResultKey {
+    fn matches(&self, req: &LookupRequest) -> bool {
+        self.keys == req.keys && self.merge == req.merge && self.default == req.default
+    }
+}
+
+/// A hash of a request (keys, merge, default), without copying it.
+fn request_hash(req: &LookupRequest) -> u64 {
+    use std::hash::{Hash as _, Hasher};
+    let mut h = vfs::Fnv::default();
+    req.keys.hash(&mut h);
+    req.merge.hash(&mut h);
+    req.default.hash(&mut h);
+    h.finish()
+}
+
+/// The hierarchies of every layer resolved for one scope.
+#[derive(Clone, Debug)]
+pub struct ResolvedHierarchy {
+    pub levels: Vec<ResolvedLevel>,
+    /// Layers Puppet cannot use (configuration errors), with the error a lookup would raise.
+    pub errors: Vec<(Place, LookupError)>,
+    /// Warnings Puppet logs while building them.
+    pub warnings: Vec<String>,
+    /// Identity of the text of every file read (data files and hiera.yaml), so that a changed
+    /// file (or editor overlay) changes the fingerprint.
+    sources: Vec<usize>,
+}
+
+impl ResolvedHierarchy {
+    /// A fingerprint of what the hierarchy reads: two scopes with the same fingerprint see the
+    /// same files (useful to deduplicate fact sets).
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash as _, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for l in &self.levels {
+            l.layer.hash(&mut h);
+            l.name.hash(&mut h);
+            l.locations.hash(&mut h);
+        }
+        for (p, e) in &self.errors {
+            p.hash(&mut h);
+            e.message.hash(&mut h);
+        }
+        self.sources.hash(&mut h);
+        h.finish()
+    }
+}
+
+impl Session<'_> {
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// Every layer's hierarchy resolved against this session's scope: each level's locations
+    /// and whether they exist (what `--explain` would list as `Path "..."`).
+    pub fn resolved_hierarchy(&self) -> ResolvedHierarchy {
+        self.resolve_with(&self.state)
+    }
+
+    fn resolve_with(&self, state: &lookup::State) -> ResolvedHierarchy {
+        let cx = lookup::Cx::new(self.engine, state, &self.scope, false);
+        let (levels, errors) = cx.resolved_levels();
+        let mut sources = Vec::new();
+        let mut configs: Vec<&Path> = Vec::new();
+        for l in &levels {
+            if let Some(c) = &l.config_path {
+                if !configs.contains(&c.as_path()) {
+                    configs.push(c);
+                }
+            }
+            for loc in l.locations.iter().flatten() {
+                if loc.exists && !loc.is_uri {
+                    let f = self.engine.vfs.read(Path::new(&loc.location));
+                    sources.push(f.map_or(0, |f| Arc::as_ptr(&f) as usize));
+                }
+            }
+        }
+        for c in configs {
+            let f = self.engine.vfs.read(c);
+            sources.push(f.map_or(0, |f| Arc::as_ptr(&f) as usize));
+        }
+        ResolvedHierarchy {
+            levels,
+            errors,
+            warnings: cx.warnings.into_inner(),
+            sources,
+        }
+    }
+
+    /// The root keys defined in every existing data file the hierarchies reach, with spans.
+    pub fn all_keys(&self) -> Vec<KeyDefinition> {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);
+        cx.key_definitions()
+    }
+
+    /// `Lookup.lookup(keys, nil, default, has_default, merge, invocation)`.
+    pub fn lookup(&self, req: &LookupRequest) -> LookupOutcome {
+        if req.explain {
+            return self.lookup_uncached(req);
+        }
+        let h = request_hash(req);
+        if let Some(v) = self.results.borrow().get(&h) {
+            if let Some((_, o)) = v.iter().find(|(k, _)| k.matches(req)) {
+                return o.clone();
+            }
+        }
+        // Resolved in a state of its own, so that the session's first use of each layer (and
+        // the warnings Puppet logs then) happens when a lookup reaches it, as in Puppet.
+        let fp = *self.fingerprint.get_or_init(|| {
+            let st = lookup::State::default();
+            self.resolve_with(&st).fingerprint()
+        });
+        let shared_key = (fp, h);
+        if let Some(o) = self.shared_hit(&shared_key, req) {
+            return o;
+        }
+        let rk = ResultKey {
+            keys: req.keys.clone(),
+            merge: req.merge.clone(),
+            default: req.default.clone(),
+        };
+        let (o, mut reads) = self.lookup_tracked(req);
+        reads.extend(self.state.lopts_reads.borrow().iter().cloned());
+        if let Ok(mut m) = self.engine.results.write() {
+            let v = m.entry(shared_key).or_default();
+            if v.len() < MAX_VARIANTS {
+                v.push(CachedOutcome {
+                    request: rk.clone(),
+                    reads,
+                    outcome: o.clone(),
+                });
+            }
+        }
+        self.results
+            .borrow_mut()
+            .entry(h)
+            .or_default()
+            .push((rk, o.clone()));
+        o
+    }
+
+    /// An outcome another session computed with the same hierarchy and the same values for
+    /// every scope variable the lookup read.
+    fn shared_hit(&self, key: &(u64, u64), req: &LookupRequest) -> Option<LookupOutcome> {
+        let m = self.engine.results.read().ok()?;
+        let variants = m.get(key)?;
+        variants
+            .iter()
+            .find(|c| {
+                c.request.matches(req)
+                    && c.reads
+                        .iter()
+                        .all(|(expr, got)| lookup::probe(&self.scope, expr) == *got)
+            })
+            .map(|c| c.outcome.clone())
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn lookup_tracked(
+        &self,
+        req: &LookupRequest,
+    ) -> (LookupOutcome, Vec<(Arc<str>, lookup::Probe)>) {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, req.explain);
+        let o = self.run(&cx, req);
+        (o, cx.reads.take())
+    }
+
+    fn lookup_uncached(&self, req: &LookupRequest) -> LookupOutcome {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, req.explain);
+        self.run(&cx, req)
+    }
+
+    fn run(&self, cx: &lookup::Cx<'_>, req: &LookupRequest) -> LookupOutcome {
+        let mut found: Result<Option<(String, Value)>, LookupError> = Ok(None);
+        for key in &req.keys {
+            match cx.adapter_lookup(key, req.merge.as_ref()) {
+                Ok(Some(v)) => {
+                    found = Ok(Some((key.clone(), v)));
+                    break;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    found = Err(e);
+                    break;
+                }
+            }
+        }
+        let (result, key, defaulted) = match found {
+            Ok(Some((k, v))) => (LookupResult::Found(v), Some(k), false),
+            Ok(None) => match &req.default {
+                Some(d) => (LookupResult::Found(d.clone()), None, true),
+                None => (LookupResult::NotFound, None, false),
+            },
+            Err(e) => {
+                // `puppet lookup` appends the error text to the explanation.
+                let msg = e.message.clone();
+                if let Some(ex) = cx.ex.borrow_mut().as_mut() {
+                    ex.reset_to(0);
+                    if e.kind.is_lookup_error() {
+                        ex.accept_text(msg);
+                    }
+                }
+                (LookupResult::Error(e), None, false)
+            }
+        };
+        LookupOutcome {
+            result,
+            key,
+            defaulted,
+            explain: cx.ex.take(),
+            warnings: cx.warnings.take(),
+            provenance: cx.provenance.take(),
+        }
+    }
+}

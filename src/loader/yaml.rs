@@ -68,7 +68,16 @@ struct Runs {
 }
 
 fn load_counted(file: &SourceFile) -> (Document, Runs) {
-    let text = file.text();
+    // After a byte order mark that hides a line-1 marker, parse as libyaml reads it: the mark
+    // becomes a space, and every span moves back by that byte afterwards.
+    let bom = bom_hides_marker(file);
+    let shifted;
+    let text = if bom {
+        shifted = format!(" {}", file.text());
+        shifted.as_str()
+    } else {
+        file.text()
+    };
     let mut repairs = Repairs::default();
     let mut stats = Runs::default();
     let mut runs = 0;
@@ -77,7 +86,7 @@ fn load_counted(file: &SourceFile) -> (Document, Runs) {
     let (mut doc, truncate_at) = loop {
         let input = ParseInput::build(text, text.len(), &repairs);
         let mut loader = Loader::new(text, &input, file.line_starts(), &repairs);
-        loader.reader_check(file);
+        loader.reader_check(file, usize::from(bom));
         loader.run();
         runs += 1;
         work = work.saturating_add(text.len());
@@ -128,6 +137,9 @@ fn load_counted(file: &SourceFile) -> (Document, Runs) {
         doc = loader.finish();
         doc.issues.extend(extra);
     }
+    if bom {
+        shift_back(&mut doc);
+    }
     if let Some(at) = file.invalid_utf8_at {
         let at = at.min(file.text().len());
         let lc = file.line_col(at);
@@ -143,6 +155,58 @@ fn load_counted(file: &SourceFile) -> (Document, Runs) {
     }
     sort_issues(&mut doc.issues);
     (doc, stats)
+}
+
+/// True when the file starts with a byte order mark followed by a line-1 marker that libyaml only
+/// recognises at column 1 (`---`, `...`, a `%` directive). libyaml skips the mark but counts it as
+/// a column, so Psych reads `---` as the start of a plain scalar: `\u{FEFF}---` followed by a
+/// mapping fails with `mapping values are not allowed in this context` (recorded:
+/// fixtures/conformance/yaml/file-shapes-and-errors `fbom`), `\u{FEFF}--- 42` is the String
+/// `"--- 42"`. A mark before anything else is harmless.
+pub fn bom_hides_marker(file: &SourceFile) -> bool {
+    let t = file.text().as_bytes();
+    let marker = |m: &[u8]| {
+        t.starts_with(m)
+            && t.get(m.len())
+                .is_none_or(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+    };
+    file.had_bom && (marker(b"---") || marker(b"...") || t.first() == Some(&b'%'))
+}
+
+/// Moves every span of a document parsed with a leading space (see [`load`]) back by that byte;
+/// the space itself maps to offset 0. Messages keep the parser's columns, which then count the
+/// mark as Psych's do.
+fn shift_back(doc: &mut Document) {
+    let back = |s: Span| Span {
+        start: s.start.saturating_sub(1),
+        end: s.end.saturating_sub(1),
+    };
+    for c in &mut doc.comments {
+        c.span = back(c.span);
+    }
+    for i in &mut doc.issues {
+        i.span = back(i.span);
+        if let LoadIssueKind::DuplicateKey { first } = &mut i.kind {
+            *first = back(*first);
+        }
+    }
+    let mut stack: Vec<&mut Node> = doc.root.iter_mut().collect();
+    while let Some(node) = stack.pop() {
+        node.span = back(node.span);
+        if let Some(tag) = &mut node.tag {
+            tag.span = back(tag.span);
+        }
+        match &mut node.kind {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => stack.extend(items.iter_mut()),
+            NodeKind::Map(m) => {
+                for e in &mut m.entries {
+                    stack.push(&mut e.key);
+                    stack.push(&mut e.value);
+                }
+            }
+        }
+    }
 }
 
 /// What a run of the loader asks for.
@@ -362,7 +426,9 @@ impl<'a> Loader<'a> {
 
     /// libyaml's reader refuses control characters and invalid UTF-8 before any parsing; Psych
     /// reports it with an unset context mark, so always `at line 1 column 1`.
-    fn reader_check(&mut self, file: &SourceFile) {
+    /// `shift` is how many bytes `self.text` has before the file's text (1 after a byte order
+    /// mark, see [`load`]).
+    fn reader_check(&mut self, file: &SourceFile, shift: usize) {
         let control = self.text.char_indices().find(|&(_, c)| {
             !matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{A0}'..='\u{D7FF}'
                 | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
@@ -370,7 +436,7 @@ impl<'a> Loader<'a> {
         let utf8 = file
             .invalid_utf8_at
             .zip(file.invalid_utf8_problem)
-            .map(|(at, problem)| (at.min(self.text.len()), problem));
+            .map(|(at, problem)| ((at + shift).min(self.text.len()), problem));
         let first = match (control, utf8) {
             (Some((c, _)), Some((u, p))) if u < c => Some((u, p)),
             (Some((c, _)), _) => Some((c, "control characters are not allowed")),
@@ -517,7 +583,20 @@ impl<'a> Loader<'a> {
             Event::MappingStart(anchor_id, tag) => {
                 self.open(false, anchor_id, tag.as_deref(), start, end)
             }
-            Event::SequenceEnd | Event::MappingEnd => self.close(end),
+            Event::SequenceEnd | Event::MappingEnd => {
+                // saphyr's end marker of a flow collection lies after the whitespace and comment
+                // that follow the closing bracket; its start is the bracket itself, or, after a
+                // trailing `,` (`{a: 1,\n}`), that comma.
+                let bracket_end = if self.stack.last().is_some_and(|f| f.flow) {
+                    match self.text.as_bytes().get(start) {
+                        Some(b']' | b'}') => Some(start + 1),
+                        _ => self.closing_bracket_after(start),
+                    }
+                } else {
+                    None
+                };
+                self.close(end, bracket_end)
+            }
         };
         if ends_token {
             self.last_end = self.last_end.max(end);
@@ -931,12 +1010,14 @@ impl<'a> Loader<'a> {
         true
     }
 
-    fn close(&mut self, end: usize) -> bool {
+    /// Closes the innermost collection; `bracket_end` is the end of a flow collection's closing
+    /// bracket, where its span ends.
+    fn close(&mut self, end: usize, bracket_end: Option<usize>) -> bool {
         let Some(frame) = self.stack.pop() else {
             return true;
         };
         let end = if frame.flow {
-            let end = self.closing_bracket_end(end.max(frame.end));
+            let end = bracket_end.unwrap_or(end).max(frame.end);
             self.tok_end = end;
             self.prev_plain = None;
             self.cover(frame.start, end);
@@ -998,14 +1079,11 @@ impl<'a> Loader<'a> {
         self.finish_node(node, props.anchor_id, count, height)
     }
 
-    /// The end of a flow collection's closing bracket. saphyr's end event for `{a: 1,\n}`
-    /// spans the trailing `,`, not the bracket: look past blanks, commas and comments for it.
-    fn closing_bracket_end(&self, end: usize) -> usize {
+    /// The end of the closing bracket after `from` (a trailing comma), past blanks, commas and
+    /// comments.
+    fn closing_bracket_after(&self, from: usize) -> Option<usize> {
         let b = self.text.as_bytes();
-        if end == 0 || matches!(b.get(end - 1), Some(b']' | b'}')) {
-            return end;
-        }
-        let mut i = end;
+        let mut i = from;
         while i < b.len() {
             match b[i] {
                 b' ' | b'\t' | b'\r' | b'\n' | b',' => i += 1,
@@ -1014,11 +1092,11 @@ impl<'a> Loader<'a> {
                         i += 1;
                     }
                 }
-                b']' | b'}' => return i + 1,
+                b']' | b'}' => return Some(i + 1),
                 _ => break,
             }
         }
-        end
+        None
     }
 
     fn issue_at_tag(&mut self, kind: LoadIssueKind, props: &Props, span: Span, message: String) {
@@ -2370,8 +2448,8 @@ impl<'a> Loader<'a> {
                 LoadIssueKind::Limit,
                 span,
                 format!(
-                    "flow collections are nested deeper than {MAX_FLOW_DEPTH} levels, more than \
-                     the YAML parser hieralint uses reads; hieralint stops loading here"
+                    "flow collections are nested deeper than {MAX_FLOW_DEPTH} levels; hieralint \
+                     stops loading here"
                 ),
             );
             return;
@@ -2762,7 +2840,7 @@ impl<'a> Loader<'a> {
                 *key = None;
             }
             let end = top.end;
-            self.close(end);
+            self.close(end, None);
         }
     }
 
