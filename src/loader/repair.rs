@@ -410,12 +410,16 @@ pub(super) fn pad_amount(lead: usize, has_tab: bool, to: usize) -> usize {
 }
 
 /// Whether the line at `ls` starts with a document marker (`---`/`...` and a blank), which
-/// libyaml and saphyr both read at column 0 even inside a flow collection or a quoted scalar,
-/// or a `%` directive: such a line is never padded.
-fn marker_line(b: &[u8], ls: usize) -> bool {
+/// libyaml and saphyr both read at column 0 even inside a flow collection or a quoted scalar:
+/// such a line is never padded.
+fn doc_marker_line(b: &[u8], ls: usize) -> bool {
     let rest = &b[ls..];
-    b.get(ls) == Some(&b'%')
-        || (rest.starts_with(b"---") || rest.starts_with(b"...")) && blankz(b, ls + 3)
+    (rest.starts_with(b"---") || rest.starts_with(b"...")) && blankz(b, ls + 3)
+}
+
+/// A document marker or a `%` directive: both are read at column 0 inside a flow collection.
+fn marker_line(b: &[u8], ls: usize) -> bool {
+    b.get(ls) == Some(&b'%') || doc_marker_line(b, ls)
 }
 
 /// Column (characters) of byte `i`, whose line starts at `ls`.
@@ -465,7 +469,7 @@ pub(super) fn quoted_pads(
         let (n, tab) = lead(b, ls);
         let first = ls + n;
         let blank = first >= b.len() || break_len(b, first) > 0;
-        if ls >= from && !blank && !marker_line(b, ls) {
+        if ls >= from && !blank && !doc_marker_line(b, ls) {
             let amount = pad_amount(n, tab, to);
             if amount > 0 && amount <= MAX_PAD {
                 pads.push((ls, amount));

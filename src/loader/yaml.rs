@@ -1857,9 +1857,11 @@ impl<'a> Loader<'a> {
                 _ => break,
             }
         }
-        // Right after a plain scalar, a more indented line would continue it: the extra column
-        // is neutral after an indicator or another kind of token.
-        let movable = indicator || self.prev_plain.is_none();
+        // Only as the value of an indicator (`key:`, `-`, `?`) is the block scalar where
+        // libyaml's parser wants a node; one more column keeps it there. After a complete value
+        // the scalar sits where a key must be: libyaml fails (worded by `psych_wording`), and a
+        // moved scalar could continue a plain scalar or land at another mapping's column.
+        let movable = indicator;
         let line_start = repair::line_start(b, k);
         let header_end = k + b[k..]
             .iter()
@@ -2020,7 +2022,24 @@ impl<'a> Loader<'a> {
         if at >= b.len() || self.repairs.has_insert(at) {
             return None;
         }
-        let line_end = repair::next_line(b, at);
+        let mut line_end = repair::next_line(b, at);
+        // A root scalar spanning lines is no possible key any more: libyaml reads just one more
+        // token before it ends the document, so only that token's indicator matters.
+        let multi_line_root = self.stack.is_empty()
+            && self.root.is_none()
+            && self
+                .pending_quoted(at)
+                .is_some_and(|q| repair::next_line(b, q) <= at);
+        if multi_line_root {
+            let token_end = b[at..line_end]
+                .iter()
+                .position(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+                .map_or(line_end, |p| at + p);
+            if matches!(&b[at..token_end], b"-" | b"?") {
+                return None;
+            }
+            line_end = at;
+        }
         let rest = &b[at..line_end];
         // Inside a plain scalar, `- ` and `? ` are text (up to a flow indicator in flow context).
         let in_flow = self.stack.last().is_some_and(|f| f.in_flow);

@@ -17,6 +17,8 @@ CASES = [
     'a: "foo\nbar"', "a: 'x\n\ty'", 'a:\n  b: "x\ny"\n  c: 1', 'a: "x\\\n  y"',
     'motd:\n  message: "Welcome to\nthe machine"\n', 'a: "x\n---\ny"', 'a: "x\n\n\ny"',
     'a: "unclosed\nb: 1\n', "    note: 'a long\nclasses: [\n  'x',\n]\n",
+    'a: "x\n%y: 1\n"', 'a: "x\n%y: 1\n',
+    "    'ssl: yes\nprofile::web::vhosts:\n  'www.example.com':\n    port: 443\n",
     # Indentation inside flow collections.
     "a: [\n]", "a: {\n}", "a:\n  b: {\n x: 1}", "a: [b,\n\tc]", "x:\n  a: [1,\n\t2]",
     "a: [b\n\tc]", "a:\n  - [x,\n y]", "a: {b: [x,\n]}", "a: [whee\nl, adm]",
@@ -30,6 +32,7 @@ CASES = [
     # Block scalar at the key column.
     "banner:\n>-\n  folded text\n  continues here\nnext: 1\n", "banner:\n|\n  text\n",
     "a:\n  b:\n  |\n    text\n", "k: 1:20\n>", "a: [x]\n# c\n>", "- |\n x",
+    "users:\n admin:\n    note: 'a long\n note'\n>",
     # A comment, then a more indented line (YAML 1.2 BS4K).
     "---\n7\t# c\nkey: v", "k: v #c\n  more", "a: 1 # c\n  b: 2",
     # Text after a quoted scalar.
