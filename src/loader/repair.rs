@@ -349,7 +349,7 @@ fn is_break(c: u8) -> bool {
 }
 
 /// Length of the line break at `i` as libyaml reads it (CR LF, LF, CR, NEL, LS, PS), or 0.
-fn break_len(b: &[u8], i: usize) -> usize {
+pub(super) fn break_len(b: &[u8], i: usize) -> usize {
     match b.get(i..).unwrap_or_default() {
         [b'\r', b'\n', ..] => 2,
         [b'\n' | b'\r', ..] => 1,

@@ -1479,6 +1479,7 @@ impl<'a> Loader<'a> {
         while i < b.len() {
             match b[i] {
                 b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+                _ if repair::break_len(b, i) > 0 => i += repair::break_len(b, i),
                 b'#' => {
                     while i < b.len() && b[i] != b'\n' {
                         i += 1;
@@ -1843,6 +1844,7 @@ impl<'a> Loader<'a> {
         while k < at {
             match b[k] {
                 b' ' | b'\t' | b'\r' | b'\n' => k += 1,
+                _ if repair::break_len(b, k) > 0 => k += repair::break_len(b, k),
                 b'#' => {
                     while k < at && b[k] != b'\n' {
                         k += 1;
@@ -2508,8 +2510,14 @@ impl<'a> Loader<'a> {
         let ends_all = match info {
             // A stray bracket ends a flow root; with nothing before it, it is where the root
             // node should be.
+            // libyaml unrolls the block collections right of the bracket's column before it
+            // reads the bracket (`yaml_parser_unroll_indent`): with none left, the document is
+            // complete and the bracket comes after it.
             "misplaced bracket" => {
-                self.stack.iter().all(|f| f.flow)
+                let col = self.yaml_col(at);
+                self.stack
+                    .iter()
+                    .all(|f| f.flow || self.yaml_col(f.start) > col)
                     && (self.root.is_some() || !self.stack.is_empty() || self.content_before(at))
             }
             "invalid content after document end marker"

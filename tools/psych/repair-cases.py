@@ -32,7 +32,7 @@ CASES = [
     # Block scalar at the key column.
     "banner:\n>-\n  folded text\n  continues here\nnext: 1\n", "banner:\n|\n  text\n",
     "a:\n  b:\n  |\n    text\n", "k: 1:20\n>", "a: [x]\n# c\n>", "- |\n x",
-    "users:\n admin:\n    note: 'a long\n note'\n>",
+    "users:\n admin:\n    note: 'a long\n note'\n>", "banner: \u0085>-\n  text\nnext: 1\n",
     # A comment, then a more indented line (YAML 1.2 BS4K).
     "---\n7\t# c\nkey: v", "k: v #c\n  more", "a: 1 # c\n  b: 2",
     # Text after a quoted scalar.
@@ -55,7 +55,9 @@ CASES = [
     "{!t: 1}", "a: !<x>y 1", "[!t ,x]",
     # Implicit keys across lines in flow context.
     "{x\n: 1}", "{a\nb: c}", '{"a"\n: b}', "{? a\n: b}", "k: {x\n  : 1}", "[{a\n: b}]",
-    "{a\n}", "{a: 1, b\n: 2}", "[a\n: b]",
+    "{a\n}", "{a: 1, b\n: 2}", "[a\n: b]", "e: {x\u0085: ~, y: 1}",
+    # A closing bracket left of a root block collection ends the document first.
+    "      - a\n]b: 1\n", "- a\n]\n", "a: 1\n]\n",
     # Root block scalars and block scalars ending the text.
     "--- |\nfoo", "|\nfoo", "--- >\nfoo\nbar", "--- |\n foo", "--- |\n\nfoo", "|+\n\nfoo: 1",
     "|1\nfoo", "k: |\n  x", "k: |+\n  x", "k: >\n  x\n  y", "k: |\n  x\n\n", "k: |+\n  x\n\n",
