@@ -595,6 +595,8 @@ impl<'a> Loader<'a> {
                 } else {
                     None
                 };
+                // The bracket is the end of the token (after a trailing comma too).
+                self.last_end = self.last_end.max(bracket_end.unwrap_or(0));
                 self.close(end, bracket_end)
             }
         };

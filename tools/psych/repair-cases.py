@@ -50,6 +50,7 @@ CASES = [
     "a:\n  &port: 443\n  ssl: yes\n", "a: &x:y 1", "a: &x? 1", "a: &x% 1", "a: &x.y 1",
     "&a: 1", "&a : 1", "a: &é 1", "base: &base {a: 1}\nother: *ba&se\n",
     "a: &admin\n  b: 1\nc: *admin:\n", "x: 1\n*x: 2\n", "a: &ad&n\n  b: 1",
+    'm: {\n  k: v,\n}\n&p::a:\t"multi\n  text"\nq: 1',
     # Tags ending at a flow indicator.
     "a: !t,x 1", "a: !t[x] 1", "[!t,x]", "[!t]", "a: !t{x} 1", "a: !{x: 1}", "a: !t#x 1",
     "{!t: 1}", "a: !<x>y 1", "[!t ,x]",
