@@ -1,0 +1,516 @@
+//! The `convert_to` lookup option (reference §3.4): Puppet's `new(Type, value, *args)` for the
+//! data types hieralint can create — Array, Hash, String, Integer, Float, Numeric, Boolean — with
+//! Puppet's messages. Other valid types (Sensitive, Timestamp, Deferred, user types...) give an
+//! [`ErrorKind::Unsupported`] error naming the type; unknown names give Puppet's
+//! `Creation of new instance of type 'TypeReference['X']' is not supported`.
+
+use super::error::{ErrorKind, LookupError};
+use crate::value::{ruby_float_to_s, Hash, Value};
+
+/// A parsed type expression: a name and its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeExpr {
+    Type { name: String, args: Vec<TypeExpr> },
+    Literal(Value),
+}
+
+impl TypeExpr {
+    fn to_puppet_s(&self) -> String {
+        match self {
+            TypeExpr::Type { name, args } if args.is_empty() => name.clone(),
+            TypeExpr::Type { name, args } => format!(
+                "{name}[{}]",
+                args.iter()
+                    .map(|a| a.to_puppet_s())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            TypeExpr::Literal(v) => puppet_string(v),
+        }
+    }
+}
+
+/// Puppet's type names (`Puppet::Pops::Types`), for telling a type from a type reference.
+const KNOWN_TYPES: &[&str] = &[
+    "Any",
+    "Array",
+    "Binary",
+    "Boolean",
+    "Callable",
+    "CatalogEntry",
+    "Class",
+    "Collection",
+    "Data",
+    "Default",
+    "Deferred",
+    "Enum",
+    "Error",
+    "Float",
+    "Hash",
+    "Init",
+    "Integer",
+    "Iterable",
+    "Iterator",
+    "NotUndef",
+    "Numeric",
+    "Object",
+    "Optional",
+    "Pattern",
+    "Regexp",
+    "Resource",
+    "RichData",
+    "Runtime",
+    "Scalar",
+    "ScalarData",
+    "SemVer",
+    "SemVerRange",
+    "Sensitive",
+    "String",
+    "Struct",
+    "Timespan",
+    "Timestamp",
+    "Tuple",
+    "Type",
+    "TypeSet",
+    "Undef",
+    "URI",
+    "Variant",
+];
+
+struct P<'a> {
+    s: &'a [u8],
+    src: &'a str,
+    i: usize,
+}
+
+fn syntax_end() -> String {
+    "Syntax error at end of input".into()
+}
+
+impl P<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+
+    fn expr(&mut self) -> Result<TypeExpr, String> {
+        self.ws();
+        let Some(&c) = self.s.get(self.i) else {
+            return Err(syntax_end());
+        };
+        if c.is_ascii_uppercase() {
+            let start = self.i;
+            while self.i < self.s.len()
+                && (self.s[self.i].is_ascii_alphanumeric()
+                    || self.s[self.i] == b'_'
+                    || (self.s[self.i] == b':' && self.s.get(self.i + 1) == Some(&b':')))
+            {
+                self.i += if self.s[self.i] == b':' { 2 } else { 1 };
+            }
+            let name = self.src[start..self.i].to_string();
+            self.ws();
+            let mut args = Vec::new();
+            if self.s.get(self.i) == Some(&b'[') {
+                self.i += 1;
+                loop {
+                    self.ws();
+                    if self.s.get(self.i) == Some(&b']') {
+                        self.i += 1;
+                        break;
+                    }
+                    args.push(self.expr()?);
+                    self.ws();
+                    match self.s.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            break;
+                        }
+                        None => return Err(syntax_end()),
+                        Some(_) => return Err(format!("Syntax error at '{}'", self.rest_token())),
+                    }
+                }
+            }
+            return Ok(TypeExpr::Type { name, args });
+        }
+        if c == b'\'' || c == b'"' {
+            let q = c;
+            self.i += 1;
+            let start = self.i;
+            while self.i < self.s.len() && self.s[self.i] != q {
+                self.i += 1;
+            }
+            if self.i >= self.s.len() {
+                return Err("Unclosed quote after \"'\" followed by '...'".into());
+            }
+            let v = self.src[start..self.i].to_string();
+            self.i += 1;
+            return Ok(TypeExpr::Literal(Value::string(v)));
+        }
+        if c.is_ascii_digit() || c == b'-' {
+            let start = self.i;
+            self.i += 1;
+            while self.i < self.s.len()
+                && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'.')
+            {
+                self.i += 1;
+            }
+            let t = &self.src[start..self.i];
+            if let Ok(i) = t.parse::<i64>() {
+                return Ok(TypeExpr::Literal(Value::Integer(i)));
+            }
+            if let Ok(f) = t.parse::<f64>() {
+                return Ok(TypeExpr::Literal(Value::Float(f)));
+            }
+            return Err(format!("Syntax error at '{t}'"));
+        }
+        if c.is_ascii_lowercase() {
+            let start = self.i;
+            while self.i < self.s.len()
+                && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_')
+            {
+                self.i += 1;
+            }
+            let w = &self.src[start..self.i];
+            return Ok(TypeExpr::Literal(match w {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                "undef" => Value::Undef,
+                other => Value::string(other),
+            }));
+        }
+        Err(format!("Syntax error at '{}'", self.rest_token()))
+    }
+
+    fn rest_token(&self) -> String {
+        self.src[self.i..].chars().take(1).collect()
+    }
+}
+
+/// Parses a type string as `TypeParser#parse` would, for the forms lookup options use.
+pub fn parse_type(src: &str) -> Result<TypeExpr, String> {
+    let mut p = P {
+        s: src.as_bytes(),
+        src,
+        i: 0,
+    };
+    let e = p.expr()?;
+    p.ws();
+    if p.i < p.s.len() {
+        return Err(format!("Syntax error at '{}'", p.rest_token()));
+    }
+    Ok(e)
+}
+
+/// Puppet's `StringConverter` default rendering (`String(v)`): strings quoted with single
+/// quotes inside containers.
+pub fn puppet_string(v: &Value) -> String {
+    fn inner(v: &Value) -> String {
+        match v {
+            Value::String(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
+            other => puppet_string(other),
+        }
+    }
+    match v {
+        Value::Undef => String::new(),
+        Value::String(s) => s.to_string(),
+        Value::Float(f) => ruby_float_to_s(*f),
+        Value::Array(a) => format!("[{}]", a.iter().map(inner).collect::<Vec<_>>().join(", ")),
+        Value::Hash(h) => format!(
+            "{{{}}}",
+            h.iter()
+                .map(|(k, v)| format!("{} => {}", inner(k), inner(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => other.to_ruby_s(),
+    }
+}
+
+/// The text explain prints for the convert_to arguments (`[Array, true]`).
+pub fn args_string(args: &[Value]) -> String {
+    let parts: Vec<String> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| match (i, a) {
+            (0, Value::String(s)) => match parse_type(s) {
+                Ok(t) => t.to_puppet_s(),
+                Err(_) => s.to_string(),
+            },
+            (_, Value::String(s)) => format!("'{s}'"),
+            (_, other) => puppet_string(other),
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+fn raised(key: &str, msg: &str) -> LookupError {
+    LookupError::lookup(format!(
+        "The convert_to lookup_option for key '{key}' raised error: {msg}"
+    ))
+}
+
+/// Applies `convert_to` (`[Type, *args]`) to a found value.
+pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, LookupError> {
+    let ty = match args.first() {
+        Some(Value::String(s)) => parse_type(s).map_err(|msg| {
+            LookupError::lookup(format!(
+                "Invalid data type in lookup_options for key '{key}' could not parse '{s}', error: '{msg}"
+            ))
+        })?,
+        Some(other) => {
+            return Err(raised(
+                key,
+                &format!(
+                    "'new' expects a Type value, got {}",
+                    super::types::short_name(other)
+                ),
+            ))
+        }
+        None => return Err(raised(key, "'new' expects at least 1 argument, got none")),
+    };
+    let rest = &args[1..];
+    let TypeExpr::Type { name, .. } = &ty else {
+        return Err(raised(key, "'new' expects a Type value"));
+    };
+    if !KNOWN_TYPES.contains(&name.as_str()) {
+        return Err(raised(
+            key,
+            &format!(
+                "Creation of new instance of type 'TypeReference['{}']' is not supported",
+                ty.to_puppet_s()
+            ),
+        ));
+    }
+    let new_err = |m: String| raised(key, &format!("'new' {m}"));
+    match name.as_str() {
+        "Array" => {
+            let wrap = matches!(rest.first(), Some(Value::Bool(true)));
+            Ok(match value {
+                Value::Array(_) => value.clone(),
+                _ if wrap => Value::array(vec![value.clone()]),
+                Value::Hash(h) => Value::array(
+                    h.iter()
+                        .map(|(k, v)| Value::array(vec![k.clone(), v.clone()]))
+                        .collect(),
+                ),
+                Value::String(s) => Value::array(s.chars().map(|c| Value::string(c.to_string())).collect()),
+                other => {
+                    return Err(new_err(format!(
+                        "Value of type {} cannot be converted to Array",
+                        super::types::short_name(other)
+                    )))
+                }
+            })
+        }
+        "Hash" => match value {
+            Value::Hash(_) => Ok(value.clone()),
+            Value::Array(a) => {
+                let mut h = Hash::new();
+                if a.iter().all(|e| matches!(e, Value::Array(p) if p.len() == 2)) && !a.is_empty() {
+                    for e in a.iter() {
+                        if let Value::Array(p) = e {
+                            h.insert(p[0].clone(), p[1].clone());
+                        }
+                    }
+                } else if a.len() % 2 == 0 {
+                    for pair in a.chunks(2) {
+                        h.insert(pair[0].clone(), pair[1].clone());
+                    }
+                } else {
+                    return Err(new_err(
+                        "odd number of arguments for Hash".into(),
+                    ));
+                }
+                Ok(Value::hash(h))
+            }
+            other => Err(new_err(format!(
+                "Value of type {} cannot be converted to Hash",
+                super::types::short_name(other)
+            ))),
+        },
+        "String" => Ok(Value::string(puppet_string(value))),
+        "Integer" => to_integer(value, rest.first()).map_err(new_err),
+        "Float" => to_float(value).map_err(new_err),
+        "Numeric" => match value {
+            Value::Integer(_) | Value::Float(_) => Ok(value.clone()),
+            Value::Bool(b) => Ok(Value::Integer(*b as i64)),
+            Value::String(s) => match to_integer(value, None) {
+                Ok(v) => Ok(v),
+                Err(_) => to_float(value).map_err(|_| {
+                    new_err(format!("The string '{s}' cannot be converted to Numeric"))
+                }),
+            },
+            other => Err(new_err(format!(
+                "Value of type {} cannot be converted to Numeric",
+                super::types::short_name(other)
+            ))),
+        },
+        "Boolean" => match value {
+            Value::Bool(_) => Ok(value.clone()),
+            Value::Integer(i) => Ok(Value::Bool(*i != 0)),
+            Value::Float(f) => Ok(Value::Bool(*f != 0.0)),
+            Value::String(s) => match s.to_lowercase().as_str() {
+                "true" | "yes" | "y" => Ok(Value::Bool(true)),
+                "false" | "no" | "n" | "" => Ok(Value::Bool(false)),
+                _ => Err(new_err(format!(
+                    "The string '{s}' cannot be converted to Boolean"
+                ))),
+            },
+            other => Err(new_err(format!(
+                "Value of type {} cannot be converted to Boolean",
+                super::types::short_name(other)
+            ))),
+        },
+        other => Err(LookupError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "The convert_to lookup_option for key '{key}' uses {other}, which hieralint cannot create"
+            ),
+        )),
+    }
+}
+
+/// `INTEGER_PATTERN_LENIENT`: `\A[+-]?\s*(?:\d+|0[xX][0-9A-Fa-f]+|0[bB][01]+)\z`, then Ruby's
+/// `Integer()` (which reads a leading 0 as octal).
+fn to_integer(value: &Value, radix: Option<&Value>) -> Result<Value, String> {
+    match value {
+        Value::Integer(_) => Ok(value.clone()),
+        Value::Float(f) => Ok(Value::Integer(f.trunc() as i64)),
+        Value::Bool(b) => Ok(Value::Integer(*b as i64)),
+        Value::String(s) => {
+            let fail = || format!("The string '{s}' cannot be converted to Integer");
+            let t = s.trim_start();
+            let (neg, body) = match t.as_bytes().first() {
+                Some(b'-') => (true, t[1..].trim_start()),
+                Some(b'+') => (false, t[1..].trim_start()),
+                _ => (false, t),
+            };
+            let (digits, base) = if let Some(h) =
+                body.strip_prefix("0x").or_else(|| body.strip_prefix("0X"))
+            {
+                (h, 16)
+            } else if let Some(b) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+                (b, 2)
+            } else if body.len() > 1 && body.starts_with('0') {
+                (&body[1..], 8)
+            } else {
+                (body, 10)
+            };
+            let ok_digits = !digits.is_empty()
+                && digits.chars().all(|c| c.is_digit(base.max(10)))
+                && (base != 16 || digits.chars().all(|c| c.is_ascii_hexdigit()));
+            if !ok_digits {
+                return Err(fail());
+            }
+            if let Some(Value::Integer(r)) = radix {
+                if *r as u32 != base && !(base == 8 && *r == 10) {
+                    return Err(fail());
+                }
+            }
+            let v = i64::from_str_radix(digits, base).map_err(|_| {
+                format!(
+                    "invalid value for Integer(): {}",
+                    Value::string(s.as_ref()).ruby_inspect()
+                )
+            })?;
+            Ok(Value::Integer(if neg { -v } else { v }))
+        }
+        other => Err(format!(
+            "Value of type {} cannot be converted to Integer",
+            super::types::short_name(other)
+        )),
+    }
+}
+
+fn to_float(value: &Value) -> Result<Value, String> {
+    match value {
+        Value::Float(_) => Ok(value.clone()),
+        Value::Integer(i) => Ok(Value::Float(*i as f64)),
+        Value::Bool(b) => Ok(Value::Float(if *b { 1.0 } else { 0.0 })),
+        Value::String(s) => {
+            let t: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+            match t.parse::<f64>() {
+                Ok(f) if !t.contains(['i', 'I', 'n', 'N']) => Ok(Value::Float(f)),
+                _ => match to_integer(value, None) {
+                    Ok(Value::Integer(i)) => Ok(Value::Float(i as f64)),
+                    _ => Err(format!("The string '{s}' cannot be converted to Float")),
+                },
+            }
+        }
+        other => Err(format!(
+            "Value of type {} cannot be converted to Float",
+            super::types::short_name(other)
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Value {
+        Value::string(x)
+    }
+
+    #[test]
+    fn recorded_conversions() {
+        // Recorded: lopts/convert-to
+        let h: Hash = [(s("a"), Value::Integer(1))].into_iter().collect();
+        let h = Value::hash(h);
+        assert_eq!(
+            convert_to("k", &[s("Array")], &h).unwrap().ruby_inspect(),
+            r#"[["a", 1]]"#
+        );
+        assert_eq!(
+            convert_to("k", &[s("Array"), Value::Bool(true)], &h)
+                .unwrap()
+                .ruby_inspect(),
+            r#"[{"a"=>1}]"#
+        );
+        assert_eq!(
+            convert_to("k", &[s("Integer")], &s("42")).unwrap(),
+            Value::Integer(42)
+        );
+        assert_eq!(
+            convert_to("to_int_bad", &[s("Integer")], &s("bananas")).unwrap_err().message,
+            "The convert_to lookup_option for key 'to_int_bad' raised error: 'new' The string 'bananas' cannot be converted to Integer"
+        );
+        assert_eq!(
+            convert_to("k", &[s("Integer"), Value::Integer(16)], &s("ff")).unwrap_err().message,
+            "The convert_to lookup_option for key 'k' raised error: 'new' The string 'ff' cannot be converted to Integer"
+        );
+        assert_eq!(
+            convert_to("to_bad_type", &[s("Integer[")], &s("x")).unwrap_err().message,
+            "Invalid data type in lookup_options for key 'to_bad_type' could not parse 'Integer[', error: 'Syntax error at end of input"
+        );
+        assert_eq!(
+            convert_to("k", &[s("ComicSans")], &s("x")).unwrap_err().message,
+            "The convert_to lookup_option for key 'k' raised error: Creation of new instance of type 'TypeReference['ComicSans']' is not supported"
+        );
+        assert_eq!(
+            convert_to("k", &[s("String")], &Value::Integer(42)).unwrap(),
+            s("42")
+        );
+        let arr = Value::array(vec![s("a"), Value::Integer(1), s("b"), Value::Integer(2)]);
+        assert_eq!(
+            convert_to("k", &[s("Hash")], &arr).unwrap().ruby_inspect(),
+            r#"{"a"=>1, "b"=>2}"#
+        );
+        assert_eq!(
+            convert_to("k", &[s("Array"), Value::Bool(true)], &Value::Undef)
+                .unwrap()
+                .ruby_inspect(),
+            "[nil]"
+        );
+        assert_eq!(
+            convert_to("k", &[s("Boolean")], &s("yes")).unwrap(),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            args_string(&[s("Array"), Value::Bool(true)]),
+            "[Array, true]"
+        );
+    }
+}

@@ -1,0 +1,228 @@
+//! Data files as Puppet's built-in backends read them (reference §6): the parse cache shared by
+//! every lookup, and `yaml_data`, `json_data`, `hocon_data` and the file half of
+//! `eyaml_lookup_key`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use super::error::{ErrorKind, LookupError};
+use super::vfs::Vfs;
+use crate::loader::{self, Document, Format, LoadIssueKind};
+use crate::span::{SourceFile, Span};
+use crate::value::{Hash, Value};
+
+/// One data file, parsed once.
+#[derive(Debug)]
+pub struct DataFile {
+    pub source: Arc<SourceFile>,
+    pub doc: Document,
+    /// What the reader gives: the value (YAML symbol keys already strings), or the failure.
+    pub loaded: Result<Value, ParseFailure>,
+    /// Key and value spans of the root mapping's entries, by key (the last duplicate wins, as
+    /// in Psych).
+    pub entries: HashMap<Value, (Span, Span)>,
+}
+
+/// A file the reader rejects.
+#[derive(Clone, Debug)]
+pub struct ParseFailure {
+    /// The reader's message.
+    pub message: String,
+    /// Psych and JSON put the path in front (`(<path>): <message>`); a Ruby error raised while
+    /// building values does not (`Unable to parse <message>`).
+    pub with_path: bool,
+    pub span: Span,
+}
+
+/// Puppet's `symkeys_to_string`: Symbol hash keys become Strings, at every depth.
+pub fn symkeys_to_string(v: &Value) -> Value {
+    match v {
+        Value::Hash(h) => {
+            if !needs_symkeys(v) {
+                return v.clone();
+            }
+            let mut out = Hash::with_capacity(h.len());
+            for (k, x) in h.iter() {
+                let k = match k {
+                    Value::Symbol(s) => Value::String(s.clone()),
+                    other => other.clone(),
+                };
+                out.insert(k, symkeys_to_string(x));
+            }
+            Value::hash(out)
+        }
+        Value::Array(a) if needs_symkeys(v) => {
+            Value::array(a.iter().map(symkeys_to_string).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+fn needs_symkeys(v: &Value) -> bool {
+    match v {
+        Value::Hash(h) => h
+            .iter()
+            .any(|(k, x)| matches!(k, Value::Symbol(_)) || needs_symkeys(x)),
+        Value::Array(a) => a.iter().any(needs_symkeys),
+        _ => false,
+    }
+}
+
+impl DataFile {
+    pub fn parse(source: Arc<SourceFile>, format: Format) -> DataFile {
+        let doc = loader::load(format, &source);
+        let loaded = match doc.fatal_issue() {
+            Some(issue) => Err(ParseFailure {
+                message: issue.message.clone(),
+                with_path: issue.kind != LoadIssueKind::RubyError,
+                span: issue.span,
+            }),
+            None => match (&doc.root, format) {
+                // A document that is only `~` or `---` is nil for Psych, `false` for yaml_data.
+                (Some(n), Format::Yaml) => Ok(match n.to_value() {
+                    Value::Undef => Value::Bool(false),
+                    v => symkeys_to_string(&v),
+                }),
+                (Some(n), _) => Ok(n.to_value()),
+                // Psych gives nil for an empty stream; yaml_data makes it `false`.
+                (None, Format::Yaml) => Ok(Value::Bool(false)),
+                (None, Format::Hocon) => Ok(Value::hash(Hash::new())),
+                (None, Format::Json) => Err(ParseFailure {
+                    message: "unexpected token at ''".into(),
+                    with_path: true,
+                    span: Span::empty(0),
+                }),
+            },
+        };
+        let mut entries = HashMap::new();
+        if let Some(m) = doc.root.as_ref().and_then(|r| r.as_map()) {
+            for e in &m.entries {
+                let k = match e.key.to_value() {
+                    Value::Symbol(s) => Value::String(s),
+                    k => k,
+                };
+                entries.insert(k, (e.key.span, e.value.span));
+            }
+        }
+        DataFile {
+            source,
+            doc,
+            loaded,
+            entries,
+        }
+    }
+
+    /// `Unable to parse (<path>): <message>`, as yaml/json/hocon_data raise it.
+    pub fn unable_to_parse(&self, path: &Path) -> Option<LookupError> {
+        let f = self.loaded.as_ref().err()?;
+        let msg = if f.with_path {
+            format!("Unable to parse ({}): {}", path.display(), f.message)
+        } else {
+            format!("Unable to parse {}", f.message)
+        };
+        Some(LookupError::lookup(msg).with_source(&self.source, f.span))
+    }
+}
+
+/// Parsed files by path and format, shared by every session; a file whose text changed (a new
+/// `SourceFile` from the [`Vfs`]) is parsed again.
+#[derive(Default)]
+pub struct FileCache {
+    files: RwLock<HashMap<(PathBuf, Format), Arc<DataFile>>>,
+}
+
+impl FileCache {
+    pub fn load(&self, vfs: &dyn Vfs, path: &Path, format: Format) -> Option<Arc<DataFile>> {
+        let source = vfs.read(path)?;
+        let key = (path.to_path_buf(), format);
+        if let Some(f) = self.files.read().ok().and_then(|m| m.get(&key).cloned()) {
+            if Arc::ptr_eq(&f.source, &source) {
+                return Some(f);
+            }
+        }
+        let parsed = Arc::new(DataFile::parse(source, format));
+        if let Ok(mut m) = self.files.write() {
+            m.insert(key, parsed.clone());
+        }
+        Some(parsed)
+    }
+
+    pub fn clear(&self) {
+        if let Ok(mut m) = self.files.write() {
+            m.clear();
+        }
+    }
+}
+
+/// The file a data_hash function reads could not be read (a directory, unreadable): Ruby's
+/// `Errno` error.
+pub fn read_failure(path: &Path, is_dir: bool) -> LookupError {
+    let msg = if is_dir {
+        format!("Is a directory @ io_fread - {}", path.display())
+    } else {
+        format!(
+            "No such file or directory @ rb_sysopen - {}",
+            path.display()
+        )
+    };
+    LookupError::new(ErrorKind::PuppetError, msg)
+}
+
+/// What a YAML file gives to `yaml_data`/`eyaml_lookup_key`: the hash, or `{}` with a warning
+/// for a non-hash document; under strict=error a non-hash that is not `false` (an empty file)
+/// fails (§6.1).
+pub fn yaml_hash(
+    file: &DataFile,
+    path: &Path,
+    strict_error: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Value, LookupError> {
+    if let Some(e) = file.unable_to_parse(path) {
+        return Err(e);
+    }
+    let v = file.loaded.as_ref().map_err(|_| LookupError::lookup(""))?;
+    if matches!(v, Value::Hash(_)) {
+        return Ok(v.clone());
+    }
+    let msg = format!(
+        "{}: file does not contain a valid yaml hash",
+        path.display()
+    );
+    if strict_error && !matches!(v, Value::Bool(false)) {
+        return Err(LookupError::lookup(msg).with_path(path));
+    }
+    warnings.push(msg);
+    Ok(Value::hash(Hash::new()))
+}
+
+/// The `/.*ENC\[.*?\]/` test of eyaml (Ruby: `.` does not cross newlines).
+pub fn is_encrypted(s: &str) -> bool {
+    s.split('\n').any(|line| {
+        line.find("ENC[")
+            .is_some_and(|i| line[i + 4..].contains(']'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encrypted_detection() {
+        assert!(is_encrypted("ENC[PKCS7,abc]"));
+        assert!(is_encrypted("x ENC[GPG,a] y"));
+        assert!(!is_encrypted("ENC[PKCS7,\nabc]"));
+        assert!(!is_encrypted("plain"));
+    }
+
+    #[test]
+    fn symbol_keys_become_strings() {
+        let mut inner = Hash::new();
+        inner.insert(Value::Symbol("b".into()), Value::Symbol("v".into()));
+        let mut h = Hash::new();
+        h.insert(Value::Symbol("a".into()), Value::hash(inner));
+        let v = symkeys_to_string(&Value::hash(h));
+        assert_eq!(v.ruby_inspect(), r#"{"a"=>{"b"=>:v}}"#);
+    }
+}

@@ -1,0 +1,455 @@
+//! A layer's configuration as Puppet creates it (`HieraConfig.create` and the providers'
+//! `assert_config_version`; reference §1, §2.2): the hiera.yaml parsed by [`crate::config`],
+//! Puppet's validation errors raised in Puppet's order and with Puppet's exception classes, and
+//! the hierarchy flattened into [`EntrySpec`]s the session resolves against a scope.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::error::{file_line_suffix, ErrorKind, LookupError};
+use crate::config::{
+    self, ConfigError, ConfigErrorKind, ConfigVersion, FunctionKind, HieraConfig, HierarchyEntry,
+    Locations, When,
+};
+use crate::loader;
+use crate::project::Layer;
+use crate::span::{SourceFile, Span};
+use crate::value::Value;
+
+/// Which layer a provider serves.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Place {
+    Global,
+    Environment,
+    Module(String),
+}
+
+impl Place {
+    pub fn layer(&self) -> Layer {
+        match self {
+            Place::Global => Layer::Global,
+            Place::Environment => Layer::Environment,
+            Place::Module(m) => Layer::Module(m.clone()),
+        }
+    }
+
+    /// `ConfiguredDataProvider#place` (+ the module name), for explain.
+    pub fn provider_name(&self, version: Option<u32>) -> String {
+        let mut n = match self {
+            Place::Global => "Global ".to_string(),
+            Place::Environment => "Environment ".to_string(),
+            Place::Module(m) => format!("Module \"{m}\" "),
+        };
+        n.push_str("Data Provider");
+        if let Some(v) = version {
+            n.push_str(&format!(" (hiera configuration version {v})"));
+        }
+        n
+    }
+}
+
+/// Where a hierarchy level finds its data, before interpolation.
+#[derive(Clone, Debug)]
+pub enum LocSpec {
+    None,
+    Paths(Vec<String>),
+    Globs(Vec<String>),
+    Uris(Vec<String>),
+    Mapped([String; 3]),
+}
+
+/// One hierarchy level, version-independent.
+#[derive(Clone, Debug)]
+pub struct EntrySpec {
+    pub name: String,
+    /// The function kind and name Puppet calls (entry's own, else the defaults').
+    pub function: Option<(FunctionKind, String)>,
+    /// The datadir before interpolation, relative to the config root.
+    pub datadir: String,
+    pub locations: LocSpec,
+    pub options: Option<Value>,
+    /// v3/v4: the extension appended to paths lacking it.
+    pub extension: Option<String>,
+    pub span: Span,
+    /// A problem Puppet raises when it creates this level's provider (duplicate name, unknown
+    /// v4 backend).
+    pub creation_error: Option<LookupError>,
+}
+
+/// A layer's configuration, resolved once per file (scope independent).
+#[derive(Clone, Debug)]
+pub struct LayerConfig {
+    pub version: u32,
+    /// The hiera.yaml path, `None` for Puppet's built-in configurations.
+    pub config_path: Option<PathBuf>,
+    /// The directory relative paths start from.
+    pub root: PathBuf,
+    pub file: Option<Arc<SourceFile>>,
+    pub entries: Vec<EntrySpec>,
+    /// A module's `default_hierarchy`.
+    pub default_entries: Option<Vec<EntrySpec>>,
+    /// The parsed model, for callers that want spans.
+    pub model: Option<Arc<HieraConfig>>,
+    /// v3 `merge_behavior` (global layer only).
+    pub v3_merge_behavior: Option<String>,
+}
+
+impl LayerConfig {
+    /// `@config_path.nil?`: missing paths are dropped from a built-in configuration.
+    pub fn is_default(&self) -> bool {
+        self.config_path.is_none()
+    }
+
+    /// `HieraConfig#fail`: a LookupError with Puppet's file (and line) suffix.
+    pub fn fail(&self, message: &str, line: Option<usize>) -> LookupError {
+        let mut e = LookupError::lookup(format!(
+            "{message}{}",
+            file_line_suffix(self.config_path.as_deref(), line)
+        ));
+        e.issue_code = true;
+        if let Some(p) = &self.config_path {
+            e = e.with_path(p);
+        }
+        e
+    }
+
+    /// Puppet's built-in v5 configuration for a layer without hiera.yaml (§1.1 item 4).
+    pub fn default_v5(root: &Path) -> LayerConfig {
+        LayerConfig {
+            version: 5,
+            config_path: None,
+            root: root.to_path_buf(),
+            file: None,
+            entries: vec![EntrySpec {
+                name: "Common".into(),
+                function: Some((FunctionKind::DataHash, "yaml_data".into())),
+                datadir: "data".into(),
+                locations: LocSpec::Paths(vec!["common.yaml".into()]),
+                options: None,
+                extension: None,
+                span: Span::default(),
+                creation_error: None,
+            }],
+            default_entries: None,
+            model: None,
+            v3_merge_behavior: None,
+        }
+    }
+
+    /// `HieraConfig.v4_function_config`: a legacy `<module>::data` / `environment::data`
+    /// function as the only level.
+    pub fn v4_function(root: &Path, function_name: &str) -> LayerConfig {
+        LayerConfig {
+            version: 5,
+            config_path: None,
+            root: root.to_path_buf(),
+            file: None,
+            entries: vec![EntrySpec {
+                name: format!("Legacy function '{function_name}'"),
+                function: Some((FunctionKind::V4DataHash, function_name.to_string())),
+                datadir: "data".into(),
+                locations: LocSpec::None,
+                options: None,
+                extension: None,
+                span: Span::default(),
+                creation_error: None,
+            }],
+            default_entries: None,
+            model: None,
+            v3_merge_behavior: None,
+        }
+    }
+}
+
+/// The result of creating a layer's configuration.
+pub struct Created {
+    pub config: Result<Arc<LayerConfig>, LookupError>,
+    /// Warnings Puppet logs while creating it (deprecations, not-a-hash).
+    pub warnings: Vec<String>,
+}
+
+/// A part of Puppet's struct assertion (`TypeAsserter`), which raises all of them at once as
+/// one TypeAssertionError.
+fn is_struct_error(e: &ConfigError) -> bool {
+    matches!(
+        e.kind,
+        ConfigErrorKind::WrongType | ConfigErrorKind::UnrecognizedKey | ConfigErrorKind::MissingKey
+    ) || e.puppet_message.starts_with("The Lookup Configuration at ")
+}
+
+/// `HieraConfig.create` for `path` in `place`: the configuration or the error Puppet raises
+/// while creating it.
+pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Created {
+    let root = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let Some(source) = source else {
+        return Created {
+            config: Ok(Arc::new(LayerConfig::default_v5(&root))),
+            warnings: Vec::new(),
+        };
+    };
+    let doc = loader::yaml::load(&source);
+    let (model, errors) = config::parse(&source, &doc, &place.layer());
+    let mut warnings = Vec::new();
+    // Errors Puppet raises before it has a configuration object, in its order.
+    for e in &errors {
+        match e.kind {
+            ConfigErrorKind::YamlSyntax => {
+                let mut err = LookupError::new(ErrorKind::YamlLoad, e.puppet_message.clone())
+                    .with_source(&source, e.span);
+                err.issue_code = false;
+                return Created {
+                    config: Err(err),
+                    warnings,
+                };
+            }
+            ConfigErrorKind::VersionNotConvertible => {
+                return Created {
+                    config: Err(
+                        LookupError::new(ErrorKind::NoMethod, e.puppet_message.clone())
+                            .with_source(&source, e.span),
+                    ),
+                    warnings,
+                };
+            }
+            ConfigErrorKind::UnsupportedVersion => {
+                let mut err =
+                    LookupError::lookup(e.puppet_message.clone()).with_source(&source, e.span);
+                err.issue_code = true;
+                return Created {
+                    config: Err(err),
+                    warnings,
+                };
+            }
+            _ => {}
+        }
+    }
+    for e in &errors {
+        if e.when == When::Warning && e.kind != ConfigErrorKind::V3NotGlobal {
+            warnings.push(e.puppet_message.clone());
+        }
+    }
+    let Some(model) = model else {
+        return Created {
+            config: Err(LookupError::lookup(format!(
+                "hieralint could not read {}",
+                path.display()
+            ))),
+            warnings,
+        };
+    };
+    // The struct assertion reports every mismatch in one TypeAssertionError.
+    let structs: Vec<&ConfigError> = errors
+        .iter()
+        .filter(|e| e.when == When::AtValidation && is_struct_error(e))
+        .collect();
+    if !structs.is_empty() {
+        let msg = if structs.len() == 1 {
+            structs[0].puppet_message.clone()
+        } else {
+            format!(
+                " {}",
+                structs
+                    .iter()
+                    .map(|e| e.puppet_message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            )
+        };
+        return Created {
+            config: Err(LookupError::type_assertion(msg).with_source(&source, structs[0].span)),
+            warnings,
+        };
+    }
+    if let Some(e) = errors
+        .iter()
+        .find(|e| e.when == When::AtValidation && e.kind != ConfigErrorKind::V3NotGlobal)
+    {
+        let mut err = LookupError::lookup(e.puppet_message.clone()).with_source(&source, e.span);
+        err.issue_code = true;
+        return Created {
+            config: Err(err),
+            warnings,
+        };
+    }
+    let version = model.version.value.number();
+    let mut lc = LayerConfig {
+        version,
+        config_path: Some(path.to_path_buf()),
+        root: root.clone(),
+        file: Some(source.clone()),
+        entries: Vec::new(),
+        default_entries: None,
+        model: None,
+        v3_merge_behavior: None,
+    };
+    match model.version.value {
+        ConfigVersion::V5 | ConfigVersion::V4 => {
+            let v4_datadir = model.v4.as_ref().map(|v| v.datadir.value.clone());
+            lc.entries = model
+                .hierarchy
+                .iter()
+                .map(|he| entry_spec(he, &model, v4_datadir.as_deref(), &errors, &source))
+                .collect();
+            if let Some((_, d)) = &model.default_hierarchy {
+                lc.default_entries = Some(
+                    d.iter()
+                        .map(|he| entry_spec(he, &model, None, &errors, &source))
+                        .collect(),
+                );
+            }
+        }
+        ConfigVersion::V3 => {
+            if let Some(v3) = &model.v3 {
+                lc.v3_merge_behavior = Some(v3.merge_behavior.value.clone());
+                let hierarchy: Vec<String> = v3.hierarchy.iter().map(|s| s.value.clone()).collect();
+                for b in &v3.backend_configs {
+                    let name = b.name.value.clone();
+                    let function = match name.as_str() {
+                        "yaml" => (FunctionKind::DataHash, "yaml_data".to_string()),
+                        "json" => (FunctionKind::DataHash, "json_data".to_string()),
+                        "hocon" => (FunctionKind::DataHash, "hocon_data".to_string()),
+                        "eyaml" => (FunctionKind::LookupKey, "eyaml_lookup_key".to_string()),
+                        other => (FunctionKind::Hiera3Backend, other.to_string()),
+                    };
+                    let options = b.config.as_ref().map(|c| {
+                        let mut v = c.value.to_value();
+                        if let Value::Hash(h) = &mut v {
+                            let mut h2 = (**h).clone();
+                            for k in ["datadir", "extension"] {
+                                h2.shift_remove(&Value::string(k));
+                            }
+                            v = Value::hash(h2);
+                        }
+                        v
+                    });
+                    lc.entries.push(EntrySpec {
+                        name: name.clone(),
+                        function: Some(function),
+                        datadir: b
+                            .datadir
+                            .as_ref()
+                            .map(|d| d.value.clone())
+                            .unwrap_or_else(|| {
+                                config::V3Config::DEFAULT_DATADIR_UNDER_CODEDIR.to_string()
+                            }),
+                        locations: LocSpec::Paths(hierarchy.clone()),
+                        options,
+                        extension: Some(b.effective_extension()),
+                        span: b.name.span,
+                        creation_error: None,
+                    });
+                }
+            }
+        }
+    }
+    lc.model = Some(Arc::new(model));
+    Created {
+        config: Ok(Arc::new(lc)),
+        warnings,
+    }
+}
+
+fn entry_spec(
+    he: &HierarchyEntry,
+    model: &HieraConfig,
+    v4_datadir: Option<&str>,
+    errors: &[ConfigError],
+    source: &Arc<SourceFile>,
+) -> EntrySpec {
+    let locations = match &he.locations {
+        Locations::None => LocSpec::None,
+        Locations::Paths(f) => LocSpec::Paths(f.items.iter().map(|s| s.value.clone()).collect()),
+        Locations::Globs(f) => LocSpec::Globs(f.items.iter().map(|s| s.value.clone()).collect()),
+        Locations::Uris(f) => LocSpec::Uris(f.items.iter().map(|s| s.value.clone()).collect()),
+        Locations::MappedPaths {
+            scope_expr,
+            var,
+            template,
+            ..
+        } => LocSpec::Mapped([
+            scope_expr.value.clone(),
+            var.value.clone(),
+            template.value.clone(),
+        ]),
+    };
+    // v4: paths default to the name, the backend's extension is appended.
+    let locations = match (&locations, he.extension) {
+        (LocSpec::None, Some(_)) => LocSpec::Paths(vec![he.name.value.clone()]),
+        _ => locations,
+    };
+    let datadir = match (&he.datadir, v4_datadir) {
+        (Some(d), _) => d.value.clone(),
+        (None, Some(d)) => d.to_string(),
+        (None, None) => he.effective_datadir(&model.defaults).to_string(),
+    };
+    let creation_error = errors
+        .iter()
+        .find(|e| {
+            e.when == When::AtProviderCreation
+                && matches!(
+                    e.kind,
+                    ConfigErrorKind::DuplicateName | ConfigErrorKind::UnknownV4Backend
+                )
+                && he.span.start <= e.span.start
+                && e.span.end <= he.span.end
+        })
+        .map(|e| {
+            let mut err = LookupError::lookup(e.puppet_message.clone()).with_source(source, e.span);
+            err.issue_code = true;
+            err
+        });
+    let function = he
+        .effective_function(&model.defaults)
+        .map(|f| (f.kind, f.name.value.clone()));
+    EntrySpec {
+        name: he.name.value.clone(),
+        function,
+        datadir,
+        locations,
+        options: he
+            .effective_options(&model.defaults)
+            .map(|o| o.value.clone()),
+        extension: he.extension.map(str::to_string),
+        span: he.span,
+        creation_error,
+    }
+}
+
+/// `HieraConfig#find_line_matching`: the first line (comments stripped, quotes respected)
+/// matching a Ruby regex, 1-based.
+pub fn find_line_matching(text: &str, regex_src: &str) -> Option<usize> {
+    let re = super::ruby::ruby_regex(regex_src).ok()?;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let mut quote: Option<char> = None;
+        let mut stripped = String::with_capacity(line.len());
+        for c in line.chars() {
+            if c == '"' || c == '\'' {
+                if quote == Some(c) {
+                    quote = None;
+                } else if quote.is_none() {
+                    quote = Some(c);
+                }
+            } else if c == '#' {
+                break;
+            }
+            stripped.push(c);
+        }
+        if super::ruby::regex_search(&re, &stripped) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// Escapes a string for use inside a Ruby regex source (Puppet interpolates names raw; this is
+/// used only where Puppet's name is a plain identifier).
+pub fn regex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\^$.|?*+()[]{}/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

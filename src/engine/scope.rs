@@ -1,0 +1,294 @@
+//! The variables a lookup sees: Puppet's top scope for one node (facts, `$facts`, `$trusted`,
+//! `$server_facts`, `$environment`), and Puppet's rules for reading them.
+//!
+//! [`Scope::for_node`] builds the top scope the way `puppet lookup --facts` and a compile do
+//! (`Puppet::Node#fact_merge`, `Compiler#set_node_parameters`): every fact is also a top-scope
+//! variable, fact values are sanitized (`nil` becomes `""`, recorded:
+//! interp/scope-variables `nil_inner`), `$trusted` gets `hostname`/`domain` split from the
+//! certname, `$server_facts` gets the environment name.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use crate::value::{Hash, Value};
+
+/// Trusted information about a node (`Puppet::Context::TrustedInformation`).
+#[derive(Clone, Debug)]
+pub struct Trusted {
+    pub certname: Option<String>,
+    /// `remote` (a verified certificate), `local` or `false`; Puppet's default here is `remote`.
+    pub authenticated: Value,
+    pub extensions: Hash,
+    pub external: Hash,
+}
+
+impl Default for Trusted {
+    fn default() -> Self {
+        Trusted {
+            certname: None,
+            authenticated: Value::string("remote"),
+            extensions: Hash::new(),
+            external: Hash::new(),
+        }
+    }
+}
+
+impl Trusted {
+    /// Reads a `trusted` hash as facts files carry it (`{"certname":..., "extensions":{...},
+    /// "authenticated":..., "external":{...}}`).
+    pub fn from_value(v: &Value) -> Trusted {
+        let h = v.as_hash();
+        let get = |k: &str| h.and_then(|h| h.get(&Value::string(k)));
+        Trusted {
+            certname: get("certname").and_then(|c| c.as_str()).map(str::to_string),
+            authenticated: get("authenticated")
+                .cloned()
+                .unwrap_or_else(|| Value::string("remote")),
+            extensions: get("extensions")
+                .and_then(Value::as_hash)
+                .cloned()
+                .unwrap_or_default(),
+            external: get("external")
+                .and_then(Value::as_hash)
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
+
+    /// `TrustedInformation#to_h`.
+    pub fn to_value(&self) -> Value {
+        let (hostname, domain) = match &self.certname {
+            Some(c) => match c.split_once('.') {
+                Some((h, d)) => (Value::string(h), Value::string(d)),
+                None => (Value::string(c.as_str()), Value::Undef),
+            },
+            None => (Value::Undef, Value::Undef),
+        };
+        let mut h = Hash::new();
+        h.insert(Value::string("authenticated"), self.authenticated.clone());
+        h.insert(
+            Value::string("certname"),
+            self.certname
+                .as_deref()
+                .map(Value::string)
+                .unwrap_or(Value::Undef),
+        );
+        h.insert(
+            Value::string("extensions"),
+            Value::hash(self.extensions.clone()),
+        );
+        h.insert(Value::string("hostname"), hostname);
+        h.insert(Value::string("domain"), domain);
+        h.insert(
+            Value::string("external"),
+            Value::hash(self.external.clone()),
+        );
+        Value::hash(h)
+    }
+}
+
+/// `Puppet::Node::Facts#sanitize_fact`: containers recursively, numbers, booleans and strings
+/// kept, anything else (nil, symbols) turned into its `to_s`.
+pub fn sanitize_fact(v: &Value) -> Value {
+    match v {
+        Value::Hash(h) => Value::hash(
+            h.iter()
+                .map(|(k, v)| (sanitize_fact(k), sanitize_fact(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::array(a.iter().map(sanitize_fact).collect()),
+        Value::Integer(_) | Value::Float(_) | Value::Bool(_) | Value::String(_) => v.clone(),
+        other => Value::string(other.to_ruby_s()),
+    }
+}
+
+/// One node's top scope.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    /// Top-scope variables, by name (without `::`). A variable present with value `Undef` is
+    /// defined (no undefined-variable warning).
+    vars: IndexMap<Arc<str>, Value>,
+    /// A stable fingerprint of the variables, to key caches.
+    fingerprint: u64,
+}
+
+/// What reading a variable gives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VarLookup {
+    /// Defined (possibly with value Undef).
+    Found(Value),
+    /// One of Puppet's built-in variables (`module_name`, `caller_module_name`) or a numeric
+    /// match variable: nil, and never a warning.
+    BuiltIn,
+    /// Undefined: Puppet warns or fails (strict) with this name (`x`, `::x`, `a::b`) and reason.
+    Undefined { name: String, reason: String },
+}
+
+impl Scope {
+    /// A scope with exactly these top-scope variables.
+    pub fn new(vars: IndexMap<Arc<str>, Value>) -> Scope {
+        let fingerprint = {
+            use std::hash::{Hash as _, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for (k, v) in &vars {
+                k.hash(&mut h);
+                v.hash(&mut h);
+            }
+            h.finish()
+        };
+        Scope { vars, fingerprint }
+    }
+
+    /// The top scope of a node as Puppet builds it for a compile or `puppet lookup --facts`:
+    /// sanitized facts as variables, then server facts (not overriding facts), then
+    /// `$environment`, `$trusted`, `$server_facts` and `$facts`.
+    pub fn for_node(
+        facts: &Hash,
+        trusted: &Trusted,
+        server_facts: Option<&Hash>,
+        environment: &str,
+    ) -> Scope {
+        let facts: Hash = facts
+            .iter()
+            .map(|(k, v)| (k.clone(), sanitize_fact(v)))
+            .collect();
+        let mut vars: IndexMap<Arc<str>, Value> = IndexMap::new();
+        for (k, v) in &facts {
+            let name: Arc<str> = match k {
+                Value::String(s) => s.clone(),
+                other => Arc::from(other.to_ruby_s()),
+            };
+            if &*name == "environment" {
+                continue;
+            }
+            vars.insert(name, v.clone());
+        }
+        let mut sf = Hash::new();
+        if let Some(s) = server_facts {
+            for (k, v) in s {
+                let name: Arc<str> = match k {
+                    Value::String(s) => s.clone(),
+                    other => Arc::from(other.to_ruby_s()),
+                };
+                if &*name != "environment" {
+                    vars.entry(name).or_insert_with(|| v.clone());
+                }
+                sf.insert(k.clone(), v.clone());
+            }
+            sf.insert(Value::string("environment"), Value::string(environment));
+        }
+        vars.insert(Arc::from("environment"), Value::string(environment));
+        vars.insert(Arc::from("trusted"), trusted.to_value());
+        vars.insert(Arc::from("server_facts"), Value::hash(sf));
+        vars.insert(Arc::from("facts"), Value::hash(facts));
+        Scope::new(vars)
+    }
+
+    pub fn vars(&self) -> &IndexMap<Arc<str>, Value> {
+        &self.vars
+    }
+
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// Reads a variable as `Scope#lookupvar` does at top scope: `::x` and `x` both read the top
+    /// scope; a qualified `a::b` names a class variable, and no class is ever evaluated here.
+    pub fn lookup(&self, name: &str) -> VarLookup {
+        if let Some(idx) = name.find("::") {
+            // lookup_qualified_variable: a leading `::` is dropped; top-scope variables are
+            // keyed by their bare name, class variables by `class::var`.
+            let fqn = if idx == 0 { &name[2..] } else { name };
+            if let Some(v) = self.vars.get(fqn) {
+                return VarLookup::Found(v.clone());
+            }
+            return match fqn.rfind("::") {
+                // `class::var`: the class scope does not exist (no class is evaluated).
+                Some(leaf) => VarLookup::Undefined {
+                    name: fqn.to_string(),
+                    reason: format!("class {} could not be found", &fqn[..leaf]),
+                },
+                // Reported with a leading `::` (handle_not_found with an empty class name).
+                None => VarLookup::Undefined {
+                    name: format!("::{fqn}"),
+                    reason: String::new(),
+                },
+            };
+        }
+        if let Some(v) = self.vars.get(name) {
+            return VarLookup::Found(v.clone());
+        }
+        if is_builtin(name) {
+            return VarLookup::BuiltIn;
+        }
+        VarLookup::Undefined {
+            name: name.to_string(),
+            reason: String::new(),
+        }
+    }
+}
+
+/// `BUILT_IN_VARS` and `NUMERIC_VAR_NAME` (`/\A(?:0|(?:[1-9][0-9]*))\z/`).
+fn is_builtin(name: &str) -> bool {
+    matches!(name, "module_name" | "caller_module_name")
+        || name == "0"
+        || (!name.is_empty() && !name.starts_with('0') && name.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_scope_like_puppet() {
+        let mut facts = Hash::new();
+        facts.insert(Value::string("role"), Value::string("web"));
+        let mut inner = Hash::new();
+        inner.insert(Value::string("inner"), Value::Undef);
+        facts.insert(Value::string("nil_hash"), Value::hash(inner));
+        let trusted = Trusted {
+            certname: Some("web01.example.com".into()),
+            authenticated: Value::string("remote"),
+            ..Default::default()
+        };
+        let s = Scope::for_node(&facts, &trusted, None, "production");
+        assert_eq!(s.lookup("role"), VarLookup::Found(Value::string("web")));
+        assert_eq!(s.lookup("::role"), VarLookup::Found(Value::string("web")));
+        assert_eq!(
+            s.lookup("environment"),
+            VarLookup::Found(Value::string("production"))
+        );
+        let VarLookup::Found(t) = s.lookup("trusted") else {
+            panic!()
+        };
+        assert_eq!(
+            t.ruby_inspect(),
+            r#"{"authenticated"=>"remote", "certname"=>"web01.example.com", "extensions"=>{}, "hostname"=>"web01", "domain"=>"example.com", "external"=>{}}"#
+        );
+        // A nil inside a fact is sanitized to "" (recorded: interp/scope-variables).
+        let VarLookup::Found(f) = s.lookup("facts") else {
+            panic!()
+        };
+        assert_eq!(
+            f.ruby_inspect(),
+            r#"{"role"=>"web", "nil_hash"=>{"inner"=>""}}"#
+        );
+        assert_eq!(s.lookup("module_name"), VarLookup::BuiltIn);
+        assert_eq!(s.lookup("0"), VarLookup::BuiltIn);
+        assert_eq!(
+            s.lookup("::nope"),
+            VarLookup::Undefined {
+                name: "::nope".into(),
+                reason: String::new()
+            }
+        );
+        assert_eq!(
+            s.lookup("foo::bar"),
+            VarLookup::Undefined {
+                name: "foo::bar".into(),
+                reason: "class foo could not be found".into()
+            }
+        );
+    }
+}

@@ -1,0 +1,640 @@
+//! File access for the engine: a [`Vfs`] trait (so the checker and the language server can serve
+//! files from memory and overlay unsaved buffers), the real file system with a read cache, and
+//! Ruby's `Dir.glob` (reference §1.5).
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use crate::span::SourceFile;
+
+/// What the engine needs from a file system. Implementations must be cheap to call repeatedly:
+/// the engine asks for the same paths for every fact set.
+pub trait Vfs: Send + Sync {
+    /// The text of a regular file, or `None` when it does not exist or cannot be read. The same
+    /// `Arc` must be returned while the content is unchanged: the engine caches parsed files by
+    /// pointer identity.
+    fn read(&self, path: &Path) -> Option<Arc<SourceFile>>;
+    /// Ruby `Pathname#exist?`: a file or a directory.
+    fn exists(&self, path: &Path) -> bool;
+    fn is_dir(&self, path: &Path) -> bool;
+    /// The names of a directory's entries (without `.` and `..`) and whether each is a
+    /// directory; `None` when `path` is not a readable directory.
+    fn read_dir(&self, path: &Path) -> Option<Vec<(String, bool)>>;
+}
+
+type DirEntries = Vec<(String, bool)>;
+
+/// The real file system, with reads cached and an overlay of in-memory buffers.
+#[derive(Default)]
+pub struct FsVfs {
+    overlay: RwLock<HashMap<PathBuf, Arc<SourceFile>>>,
+    cache: RwLock<HashMap<PathBuf, Option<Arc<SourceFile>>>>,
+    dirs: RwLock<HashMap<PathBuf, Option<Arc<DirEntries>>>>,
+}
+
+impl FsVfs {
+    pub fn new() -> FsVfs {
+        FsVfs::default()
+    }
+
+    /// Serves `text` for `path` instead of the disk content (an unsaved editor buffer).
+    pub fn set_overlay(&self, path: impl Into<PathBuf>, text: &str) {
+        let path = path.into();
+        let file = Arc::new(SourceFile::from_bytes(path.clone(), text.as_bytes()));
+        if let Ok(mut o) = self.overlay.write() {
+            o.insert(path, file);
+        }
+    }
+
+    pub fn clear_overlay(&self, path: &Path) {
+        if let Ok(mut o) = self.overlay.write() {
+            o.remove(path);
+        }
+    }
+
+    /// Forgets cached reads (after files changed on disk).
+    pub fn invalidate(&self, path: Option<&Path>) {
+        if let (Ok(mut c), Ok(mut d)) = (self.cache.write(), self.dirs.write()) {
+            match path {
+                Some(p) => {
+                    c.remove(p);
+                    d.remove(p);
+                    if let Some(parent) = p.parent() {
+                        d.remove(parent);
+                    }
+                }
+                None => {
+                    c.clear();
+                    d.clear();
+                }
+            }
+        }
+    }
+}
+
+impl Vfs for FsVfs {
+    fn read(&self, path: &Path) -> Option<Arc<SourceFile>> {
+        if let Some(f) = self.overlay.read().ok().and_then(|o| o.get(path).cloned()) {
+            return Some(f);
+        }
+        if let Some(hit) = self.cache.read().ok().and_then(|c| c.get(path).cloned()) {
+            return hit;
+        }
+        let loaded = if path.is_file() {
+            std::fs::read(path)
+                .ok()
+                .map(|bytes| Arc::new(SourceFile::from_bytes(path.to_path_buf(), &bytes)))
+        } else {
+            None
+        };
+        if let Ok(mut c) = self.cache.write() {
+            c.insert(path.to_path_buf(), loaded.clone());
+        }
+        loaded
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.overlay.read().is_ok_and(|o| o.contains_key(path)) || path.exists()
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        path.is_dir()
+    }
+
+    fn read_dir(&self, path: &Path) -> Option<Vec<(String, bool)>> {
+        if let Some(hit) = self.dirs.read().ok().and_then(|d| d.get(path).cloned()) {
+            return hit.map(|v| (*v).clone());
+        }
+        let entries = std::fs::read_dir(path).ok().map(|rd| {
+            let mut v: Vec<(String, bool)> = rd
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().into_string().ok()?;
+                    // `is_dir` follows symlinks, as Ruby's glob does for its matches.
+                    let is_dir = e.path().is_dir();
+                    Some((name, is_dir))
+                })
+                .collect();
+            if let Ok(o) = self.overlay.read() {
+                for p in o.keys() {
+                    if p.parent() == Some(path) {
+                        if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
+                            if !v.iter().any(|(x, _)| x == n) {
+                                v.push((n.to_string(), false));
+                            }
+                        }
+                    }
+                }
+            }
+            Arc::new(v)
+        });
+        if let Ok(mut d) = self.dirs.write() {
+            d.insert(path.to_path_buf(), entries.clone());
+        }
+        entries.map(|v| (*v).clone())
+    }
+}
+
+/// Ruby `Pathname#+`: an absolute right side replaces the left; `..` and `.` are kept as
+/// written (Pathname cleans only the joint).
+pub fn pathname_join(base: &Path, rel: &str) -> PathBuf {
+    if rel.starts_with('/') {
+        return PathBuf::from(rel);
+    }
+    let mut out = base.to_path_buf();
+    for comp in Path::new(rel).components() {
+        match comp {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                // Pathname#+ resolves `..` against the base lexically.
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            Component::Normal(c) => out.push(c),
+            Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ruby Dir.glob (Ruby 3.1 dir.c `glob_helper`), sorted results.
+
+#[derive(Clone, Debug, PartialEq)]
+enum Seg {
+    /// No wildcard: matched by name (backslash escapes removed).
+    Plain(String),
+    /// A pattern with `*`, `?` or `[...]`.
+    Magic(String),
+    /// `**` followed by more segments: zero or more directories (not dot directories).
+    Recursive,
+}
+
+/// Expands `{a,b}` alternatives as Ruby's `ruby_brace_expand`: the first top-level brace group,
+/// each alternative in order, recursively.
+pub fn brace_expand(pattern: &str) -> Vec<String> {
+    let b = pattern.as_bytes();
+    let mut depth = 0usize;
+    let mut lbrace = None;
+    let mut rbrace = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                i += 2;
+                continue;
+            }
+            b'{' => {
+                if depth == 0 {
+                    lbrace = Some(i);
+                }
+                depth += 1;
+            }
+            b'}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    rbrace = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let (Some(l), Some(r)) = (lbrace, rbrace) else {
+        return vec![pattern.to_string()];
+    };
+    let prefix = &pattern[..l];
+    let suffix = &pattern[r + 1..];
+    let inner = &pattern[l + 1..r];
+    let mut alts = Vec::new();
+    let ib = inner.as_bytes();
+    let (mut d, mut start, mut j) = (0usize, 0usize, 0usize);
+    while j < ib.len() {
+        match ib[j] {
+            b'\\' => {
+                j += 2;
+                continue;
+            }
+            b'{' => d += 1,
+            b'}' => d = d.saturating_sub(1),
+            b',' if d == 0 => {
+                alts.push(&inner[start..j]);
+                start = j + 1;
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    alts.push(&inner[start.min(inner.len())..]);
+    let mut out = Vec::new();
+    for a in alts {
+        out.extend(brace_expand(&format!("{prefix}{a}{suffix}")));
+    }
+    out
+}
+
+fn has_magic(seg: &str) -> bool {
+    let b = seg.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'*' | b'?' | b'[' => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+fn unescape(seg: &str) -> String {
+    let mut out = String::with_capacity(seg.len());
+    let mut it = seg.chars();
+    while let Some(c) = it.next() {
+        if c == '\\' {
+            if let Some(n) = it.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `File.fnmatch(pattern, name, FNM_PATHNAME)` for one path segment (no `/` in either): `*`,
+/// `?`, `[set]`/`[!set]`/`[^set]` with ranges, `\` escapes, and a leading `.` in `name` only
+/// matched by a literal `.`.
+pub fn fnmatch(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    if n.first() == Some(&'.') && p.first() != Some(&'.') {
+        // `\.` is a literal dot too.
+        if !(p.first() == Some(&'\\') && p.get(1) == Some(&'.')) {
+            return false;
+        }
+    }
+    let (mut pi, mut ni) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    loop {
+        if pi < p.len() {
+            match p[pi] {
+                '*' => {
+                    while pi < p.len() && p[pi] == '*' {
+                        pi += 1;
+                    }
+                    star = Some((pi, ni));
+                    continue;
+                }
+                '?' if ni < n.len() => {
+                    pi += 1;
+                    ni += 1;
+                    continue;
+                }
+                '[' if ni < n.len() => {
+                    if let Some((matched, next)) = match_class(&p, pi, n[ni]) {
+                        if matched {
+                            pi = next;
+                            ni += 1;
+                            continue;
+                        }
+                    } else if n[ni] == '[' {
+                        // An unterminated `[` is a literal.
+                        pi += 1;
+                        ni += 1;
+                        continue;
+                    }
+                }
+                '\\' if pi + 1 < p.len() && ni < n.len() && n[ni] == p[pi + 1] => {
+                    pi += 2;
+                    ni += 1;
+                    continue;
+                }
+                '\\' if pi + 1 < p.len() => {}
+                c if c != '?' && c != '[' && ni < n.len() && n[ni] == c => {
+                    pi += 1;
+                    ni += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        } else if ni == n.len() {
+            return true;
+        }
+        // Mismatch: backtrack to the last star.
+        match star {
+            Some((sp, sn)) if sn < n.len() => {
+                star = Some((sp, sn + 1));
+                pi = sp;
+                ni = sn + 1;
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Matches `c` against the class starting at `p[i] == '['`; returns (matched, index after `]`).
+fn match_class(p: &[char], i: usize, c: char) -> Option<(bool, usize)> {
+    let mut j = i + 1;
+    let negate = matches!(p.get(j), Some('!' | '^'));
+    if negate {
+        j += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    while j < p.len() {
+        if p[j] == ']' && !first {
+            return Some((matched != negate, j + 1));
+        }
+        first = false;
+        let mut lo = p[j];
+        if lo == '\\' && j + 1 < p.len() {
+            j += 1;
+            lo = p[j];
+        }
+        if j + 2 < p.len() && p[j + 1] == '-' && p[j + 2] != ']' {
+            let mut hi = p[j + 2];
+            let mut adv = 3;
+            if hi == '\\' && j + 3 < p.len() {
+                hi = p[j + 3];
+                adv = 4;
+            }
+            if lo <= c && c <= hi {
+                matched = true;
+            }
+            j += adv;
+        } else {
+            if lo == c {
+                matched = true;
+            }
+            j += 1;
+        }
+    }
+    None
+}
+
+fn segments(pattern: &str) -> (PathBuf, Vec<Seg>) {
+    let (root, rest) = match pattern.strip_prefix('/') {
+        Some(r) => (PathBuf::from("/"), r),
+        None => (PathBuf::from("."), pattern),
+    };
+    let parts: Vec<&str> = rest.split('/').filter(|s| !s.is_empty()).collect();
+    let n = parts.len();
+    let segs = parts
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if *s == "**" && i + 1 < n {
+                Seg::Recursive
+            } else if has_magic(s) {
+                Seg::Magic((*s).to_string())
+            } else {
+                Seg::Plain(unescape(s))
+            }
+        })
+        .collect();
+    (root, segs)
+}
+
+/// Ruby `Dir.glob(pattern)` (Ruby ≥ 3.0: sorted, byte-wise, directory by directory; brace
+/// alternatives in their written order). Returns matching paths, files and directories.
+pub fn ruby_glob(vfs: &dyn Vfs, pattern: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for alt in brace_expand(pattern) {
+        let (root, segs) = segments(&alt);
+        let relative = !alt.starts_with('/');
+        let mut found = Vec::new();
+        helper(vfs, &root, &segs, &[0], &mut found, 0);
+        for p in found {
+            // Relative patterns give relative paths (without the `./` we walked from).
+            let p = if relative {
+                p.strip_prefix(".").map(Path::to_path_buf).unwrap_or(p)
+            } else {
+                p
+            };
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn helper(
+    vfs: &dyn Vfs,
+    path: &Path,
+    segs: &[Seg],
+    pats: &[usize],
+    out: &mut Vec<PathBuf>,
+    depth: usize,
+) {
+    if depth > 64 {
+        return;
+    }
+    let mut match_all = false;
+    let mut magical = false;
+    let mut recursive = false;
+    let mut plain: Vec<usize> = Vec::new();
+    for &p0 in pats {
+        let mut p = p0;
+        if segs.get(p) == Some(&Seg::Recursive) {
+            recursive = true;
+            p += 1;
+        }
+        match segs.get(p) {
+            None => match_all = true,
+            Some(Seg::Plain(_)) => plain.push(p),
+            Some(Seg::Magic(_)) => magical = true,
+            Some(Seg::Recursive) => recursive = true,
+        }
+    }
+    if match_all && vfs.exists(path) {
+        out.push(path.to_path_buf());
+    }
+    if magical || recursive {
+        let Some(mut entries) = vfs.read_dir(path) else {
+            return;
+        };
+        entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        for (name, is_dir) in entries {
+            if name == "." || name == ".." {
+                continue;
+            }
+            let mut next: Vec<usize> = Vec::new();
+            for &p0 in pats {
+                let mut p = p0;
+                if segs.get(p) == Some(&Seg::Recursive) {
+                    if is_dir && !name.starts_with('.') {
+                        next.push(p);
+                    }
+                    p += 1;
+                }
+                let hit = match segs.get(p) {
+                    Some(Seg::Plain(s)) => *s == name,
+                    Some(Seg::Magic(m)) => fnmatch(m, &name),
+                    _ => false,
+                };
+                if hit {
+                    next.push(p + 1);
+                }
+            }
+            if !next.is_empty() {
+                next.dedup();
+                helper(vfs, &path.join(&name), segs, &next, out, depth + 1);
+            }
+        }
+    } else if !plain.is_empty() {
+        let mut seen: Vec<&str> = Vec::new();
+        for &p in &plain {
+            let Some(Seg::Plain(name)) = segs.get(p) else {
+                continue;
+            };
+            if seen.contains(&name.as_str()) {
+                continue;
+            }
+            seen.push(name);
+            let next: Vec<usize> = plain
+                .iter()
+                .filter(|&&q| matches!(segs.get(q), Some(Seg::Plain(n)) if n == name))
+                .map(|q| q + 1)
+                .collect();
+            let child = path.join(name);
+            // Intermediate plain segments must be directories.
+            if next.iter().any(|&q| q < segs.len()) && !vfs.is_dir(&child) {
+                if next.contains(&segs.len()) && vfs.exists(&child) {
+                    out.push(child);
+                }
+                continue;
+            }
+            helper(vfs, &child, segs, &next, out, depth + 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An in-memory file system for tests.
+    struct Mem {
+        files: Vec<PathBuf>,
+    }
+
+    impl Vfs for Mem {
+        fn read(&self, _: &Path) -> Option<Arc<SourceFile>> {
+            None
+        }
+        fn exists(&self, p: &Path) -> bool {
+            self.files.iter().any(|f| f == p) || self.is_dir(p)
+        }
+        fn is_dir(&self, p: &Path) -> bool {
+            self.files.iter().any(|f| f.starts_with(p) && f != p)
+        }
+        fn read_dir(&self, p: &Path) -> Option<Vec<(String, bool)>> {
+            if !self.is_dir(p) {
+                return None;
+            }
+            let mut v: Vec<(String, bool)> = Vec::new();
+            for f in &self.files {
+                if let Ok(rest) = f.strip_prefix(p) {
+                    let mut comps = rest.components();
+                    if let Some(first) = comps.next() {
+                        let name = first.as_os_str().to_string_lossy().to_string();
+                        let is_dir = comps.next().is_some();
+                        if !v.iter().any(|(n, _)| *n == name) {
+                            v.push((name, is_dir));
+                        }
+                    }
+                }
+            }
+            v.reverse();
+            Some(v)
+        }
+    }
+
+    fn mem(files: &[&str]) -> Mem {
+        Mem {
+            files: files.iter().map(PathBuf::from).collect(),
+        }
+    }
+
+    fn glob(m: &Mem, p: &str) -> Vec<String> {
+        ruby_glob(m, p)
+            .into_iter()
+            .map(|p| p.display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn glob_like_ruby() {
+        // Recorded: locations/globs (Ruby 3.1).
+        let m = mem(&[
+            "/d/a.yaml",
+            "/d/C.yaml",
+            "/d/.hidden.yaml",
+            "/d/dir.yaml/x",
+            "/d/rec/top.yaml",
+            "/d/rec/sub/a.yaml",
+            "/d/rec/sub/deeper/x.yaml",
+            "/d/br/web.yaml",
+            "/d/br/ams.yaml",
+            "/d/q1.yaml",
+        ]);
+        assert_eq!(
+            glob(&m, "/d/*.yaml"),
+            vec!["/d/C.yaml", "/d/a.yaml", "/d/dir.yaml", "/d/q1.yaml"]
+        );
+        assert_eq!(
+            glob(&m, "/d/rec/**/*.yaml"),
+            vec![
+                "/d/rec/sub/a.yaml",
+                "/d/rec/sub/deeper/x.yaml",
+                "/d/rec/top.yaml"
+            ]
+        );
+        assert_eq!(
+            glob(&m, "/d/br/{web,ams}.yaml"),
+            vec!["/d/br/web.yaml", "/d/br/ams.yaml"]
+        );
+        assert_eq!(glob(&m, "/d/q?.yaml"), vec!["/d/q1.yaml"]);
+        assert_eq!(glob(&m, "/d/[aC].yaml"), vec!["/d/C.yaml", "/d/a.yaml"]);
+        assert_eq!(glob(&m, "/d/.h*"), vec!["/d/.hidden.yaml"]);
+        assert_eq!(glob(&m, "/d/a.yaml"), vec!["/d/a.yaml"]);
+        assert!(glob(&m, "/d/nope/*.yaml").is_empty());
+    }
+
+    #[test]
+    fn fnmatch_rules() {
+        assert!(fnmatch("*.yaml", "a.yaml"));
+        assert!(!fnmatch("*.yaml", ".a.yaml"));
+        assert!(fnmatch(".*", ".a"));
+        assert!(fnmatch("[!b]x", "ax"));
+        assert!(!fnmatch("[!b]x", "bx"));
+        assert!(fnmatch("[a-c]", "b"));
+        assert!(fnmatch("a\\*", "a*"));
+        assert!(!fnmatch("a\\*", "ab"));
+        assert!(fnmatch("*a*b", "xaxxb"));
+    }
+
+    #[test]
+    fn braces_expand_in_order() {
+        assert_eq!(brace_expand("a{b,c{d,e}}f"), vec!["abf", "acdf", "acef"]);
+        assert_eq!(brace_expand("x"), vec!["x"]);
+    }
+
+    #[test]
+    fn pathname_plus() {
+        assert_eq!(
+            pathname_join(Path::new("/e"), "data"),
+            PathBuf::from("/e/data")
+        );
+        assert_eq!(
+            pathname_join(Path::new("/e"), "/abs"),
+            PathBuf::from("/abs")
+        );
+        assert_eq!(
+            pathname_join(Path::new("/e/x"), "../d"),
+            PathBuf::from("/e/d")
+        );
+    }
+}
