@@ -76,7 +76,13 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
 }
 
 pub fn check(opts: &CheckOptions) -> CheckResult {
-    let (project, scan_errors) = scan::load_project(&opts.paths);
+    let (mut project, scan_errors) = scan::load_project(&opts.paths);
+    let (fact_sets, fact_errors) = crate::facts::load_fact_sets(&opts.facts);
+    project.fact_sets = fact_sets;
+    project.puppet = Some(match opts.puppet {
+        7 => crate::engine::PuppetVersion::V7,
+        _ => crate::engine::PuppetVersion::V8,
+    });
     let enabled: Vec<&'static dyn Rule> = rules::registry()
         .iter()
         .copied()
@@ -84,9 +90,23 @@ pub fn check(opts: &CheckOptions) -> CheckResult {
         .collect();
     let mut diagnostics = run_rules(&project, &enabled);
     diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
+    diagnostics.extend(fact_errors.iter().map(|e| {
+        let file = std::sync::Arc::new(SourceFile::from_bytes(
+            e.path.clone(),
+            &std::fs::read(&e.path).unwrap_or_default(),
+        ));
+        let span = e.span.unwrap_or_default();
+        Diagnostic::new(
+            &rules::invalid_fact_set::META,
+            &file,
+            span,
+            e.message.clone(),
+        )
+    }));
     diag::sort_and_dedup(&mut diagnostics);
     let mut summary = Summary {
         files_checked: project.files.len(),
+        fact_sets: project.fact_sets.len(),
         ..Summary::default()
     };
     summary.count(&diagnostics);

@@ -29,6 +29,8 @@ pub struct Cli {
 pub enum Command {
     /// Check hiera.yaml and Hiera data files (default: the current directory)
     Check(CheckArgs),
+    /// Look keys up the way `puppet lookup` does
+    Lookup(crate::engine::cli::LookupArgs),
     /// List every rule
     Rules,
     /// Print a rule's documentation
@@ -86,6 +88,7 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::Check(args) => run_check(&args),
+        Command::Lookup(args) => crate::engine::cli::run(&args),
         Command::Rules => {
             let mut out = std::io::stdout().lock();
             for m in rules::all_meta() {

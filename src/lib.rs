@@ -4,6 +4,7 @@
 //! Puppet's reader semantics, [`config`] models hiera.yaml, [`engine`] answers lookups exactly as
 //! Puppet does, [`rules`] turns all of that into [`diag::Diagnostic`]s, and [`render`] prints them.
 
+pub mod analysis;
 pub mod check;
 pub mod cli;
 pub mod config;

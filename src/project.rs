@@ -81,7 +81,45 @@ impl LoadedFile {
 }
 
 /// Everything one run checks.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Project {
     pub files: Vec<LoadedFile>,
+    /// The fact sets given with `--facts` (empty: nodes are implied by the data).
+    pub fact_sets: Vec<crate::facts::FactSet>,
+    /// The Puppet version modelled where 7 and 8 differ.
+    pub puppet: Option<crate::engine::PuppetVersion>,
+    analysis: OnceLock<crate::analysis::Analysis>,
+}
+
+impl std::fmt::Debug for Project {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Project")
+            .field("files", &self.files.len())
+            .field("fact_sets", &self.fact_sets.len())
+            .finish()
+    }
+}
+
+impl Project {
+    pub fn new(files: Vec<LoadedFile>) -> Project {
+        Project {
+            files,
+            ..Project::default()
+        }
+    }
+
+    pub fn puppet(&self) -> crate::engine::PuppetVersion {
+        self.puppet.unwrap_or(crate::engine::PuppetVersion::V8)
+    }
+
+    /// The engine-backed analysis, built on first use (only rules that need it pay for it).
+    pub fn analysis(&self) -> &crate::analysis::Analysis {
+        self.analysis
+            .get_or_init(|| crate::analysis::analyze(self, &self.fact_sets, self.puppet()))
+    }
+
+    /// The loaded file at `path`, if the project has it.
+    pub fn file(&self, path: &std::path::Path) -> Option<&LoadedFile> {
+        self.files.iter().find(|f| f.source.path == path)
+    }
 }

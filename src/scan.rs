@@ -373,5 +373,5 @@ pub fn load_project(paths: &[PathBuf]) -> (Project, Vec<ScanError>) {
         }
     }
     errors.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
-    (Project { files }, errors)
+    (Project::new(files), errors)
 }

@@ -80,6 +80,10 @@ pub enum LoadIssueKind {
     /// Puppet server rather than the file (`${VAR}` falling back to an environment variable,
     /// `include "file"` relative to the server's working directory).
     Unmodelled,
+    /// Something hieralint cannot reproduce exactly (a Ruby Bignum, a HOCON construct the `hocon`
+    /// crate reads differently from ruby-hocon): the value is hieralint's best approximation and
+    /// the issue says how Puppet's differs. Informational; not fatal.
+    Unsupported,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

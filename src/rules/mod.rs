@@ -7,6 +7,7 @@
 //! H9xx hieralint itself (configuration, suppressions).
 
 pub mod interpolation_method_in_hiera_config;
+pub mod invalid_fact_set;
 pub mod invalid_hiera_config;
 pub mod unreadable_file;
 
@@ -125,7 +126,7 @@ static REGISTRY: &[&dyn Rule] = &[
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
 /// suppressions).
-static INTERNAL: &[&RuleMeta] = &[&unreadable_file::META];
+static INTERNAL: &[&RuleMeta] = &[&unreadable_file::META, &invalid_fact_set::META];
 
 /// Metadata of every rule, including diagnostics that hieralint raises itself (not via a
 /// [`Rule`]), in code order.
