@@ -75,6 +75,44 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     all
 }
 
+/// The diagnostics of hieralint's own checks beside the rules: what the scanner could not read
+/// (H008) and fact set files that hold no usable facts.
+pub fn scan_and_fact_diagnostics(
+    scan_errors: &[ScanError],
+    fact_errors: &[crate::facts::FactsError],
+) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = scan_errors.iter().map(scan_error_diagnostic).collect();
+    out.extend(fact_errors.iter().map(|e| {
+        let file = std::sync::Arc::new(SourceFile::from_bytes(
+            e.path.clone(),
+            &std::fs::read(&e.path).unwrap_or_default(),
+        ));
+        let span = e.span.unwrap_or_default();
+        Diagnostic::new(
+            &rules::invalid_fact_set::META,
+            &file,
+            span,
+            e.message.clone(),
+        )
+    }));
+    out
+}
+
+/// Everything `check` reports for a project already loaded (with its fact sets set): the
+/// rules' findings and the scanner's and fact sets' problems, in the contract order. The
+/// language server calls this after each edit, so both see the same pipeline.
+pub fn diagnose(
+    project: &Project,
+    scan_errors: &[ScanError],
+    fact_errors: &[crate::facts::FactsError],
+    enabled: &[&'static dyn Rule],
+) -> Vec<Diagnostic> {
+    let mut diagnostics = run_rules(project, enabled);
+    diagnostics.extend(scan_and_fact_diagnostics(scan_errors, fact_errors));
+    diag::sort_and_dedup(&mut diagnostics);
+    diagnostics
+}
+
 pub fn check(opts: &CheckOptions) -> CheckResult {
     let (mut project, scan_errors) = scan::load_project(&opts.paths);
     let (fact_sets, fact_errors) = crate::facts::load_fact_sets(&opts.facts);
@@ -88,22 +126,7 @@ pub fn check(opts: &CheckOptions) -> CheckResult {
         .copied()
         .filter(|r| opts.only.is_empty() || opts.only.contains(&r.meta().name))
         .collect();
-    let mut diagnostics = run_rules(&project, &enabled);
-    diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
-    diagnostics.extend(fact_errors.iter().map(|e| {
-        let file = std::sync::Arc::new(SourceFile::from_bytes(
-            e.path.clone(),
-            &std::fs::read(&e.path).unwrap_or_default(),
-        ));
-        let span = e.span.unwrap_or_default();
-        Diagnostic::new(
-            &rules::invalid_fact_set::META,
-            &file,
-            span,
-            e.message.clone(),
-        )
-    }));
-    diag::sort_and_dedup(&mut diagnostics);
+    let diagnostics = diagnose(&project, &scan_errors, &fact_errors, &enabled);
     let mut summary = Summary {
         files_checked: project.files.len(),
         fact_sets: project.fact_sets.len(),

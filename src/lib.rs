@@ -17,5 +17,6 @@ pub mod project;
 pub mod render;
 pub mod rules;
 pub mod scan;
+pub mod server;
 pub mod span;
 pub mod value;

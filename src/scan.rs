@@ -59,14 +59,14 @@ pub fn is_data_extension(p: &Path) -> bool {
     )
 }
 
-fn looks_like_environment(dir: &Path) -> bool {
+pub fn looks_like_environment(dir: &Path) -> bool {
     dir.join("hiera.yaml").is_file()
         || dir.join("environment.conf").is_file()
         || (dir.join("data").is_dir() && !dir.join("metadata.json").is_file())
         || dir.join("hieradata").is_dir()
 }
 
-fn looks_like_module(dir: &Path) -> bool {
+pub fn looks_like_module(dir: &Path) -> bool {
     dir.join("metadata.json").is_file()
 }
 
