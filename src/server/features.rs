@@ -95,7 +95,11 @@ fn node_label(n: &NodeCtx) -> String {
 /// The rendered value of a lookup or interpolation, shortened.
 fn render_value(v: &Value, out: &mut String) {
     let yaml = render_yaml(v);
-    let body = yaml.strip_prefix("--- ").unwrap_or(&yaml);
+    // `puppet lookup`'s YAML without the document marker.
+    let body = yaml
+        .strip_prefix("---\n")
+        .or_else(|| yaml.strip_prefix("--- "))
+        .unwrap_or(&yaml);
     let lines: Vec<&str> = body.lines().collect();
     out.push_str("```yaml\n");
     for l in lines.iter().take(MAX_VALUE_LINES) {

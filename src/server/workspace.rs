@@ -634,7 +634,7 @@ impl Workspace {
                 .parse::<Uri>()
                 .ok()
                 .map(|href| lsp_types::CodeDescription { href }),
-            source: Some(format!("hieralint({})", d.rule.name)),
+            source: Some("hieralint".to_string()),
             message,
             related_information: (!related.is_empty()).then_some(related),
             tags: None,
