@@ -778,3 +778,122 @@ fn code_actions_apply_the_fixes_of_diagnostics() {
     notify("exit", Value::Null);
     assert_eq!(handle.join().unwrap(), Ok(true));
 }
+
+/// The Neovim configuration of docs/editors.md, for real: headless Neovim starts
+/// `hieralint server` for a hiera.yaml and receives its diagnostics. Skipped (with a notice)
+/// when `nvim` is not installed.
+#[test]
+fn neovim_reports_diagnostics() {
+    let version = match Command::new("nvim").arg("--version").output() {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string(),
+        _ => {
+            println!("SKIPPED neovim_reports_diagnostics: `nvim` is not installed");
+            return;
+        }
+    };
+    let env = temp_env("nvim");
+    let work = env.parent().unwrap().to_path_buf();
+    let hiera = env.join("hiera.yaml");
+    let text = std::fs::read_to_string(&hiera).unwrap();
+    // A method interpolation after multi-byte text: Neovim converts our UTF-16 columns to
+    // byte columns, so the byte column it reports checks that conversion end to end.
+    std::fs::write(
+        &hiera,
+        text.replace("nodes/%{trusted.certname}", "nodes/é😀%{lookup('x')}"),
+    )
+    .unwrap();
+
+    let docs = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/editors.md"),
+    )
+    .unwrap();
+    let block = docs
+        .split("<!-- nvim-config:start -->")
+        .nth(1)
+        .and_then(|s| s.split("<!-- nvim-config:end -->").next())
+        .expect("docs/editors.md marks the Neovim configuration");
+    let lua = block
+        .trim()
+        .strip_prefix("```lua")
+        .and_then(|s| s.strip_suffix("```"))
+        .expect("the Neovim configuration is a lua block");
+    let out = work.join("nvim-diagnostics.json");
+    let _ = std::fs::remove_file(&out);
+    let harness = format!(
+        r#"{lua}
+-- test harness: wait for the diagnostics of the file given on the command line, save them
+vim.api.nvim_create_autocmd('VimEnter', {{
+  callback = function()
+    local got = vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+    local items = {{}}
+    for _, d in ipairs(vim.diagnostic.get(0)) do
+      local lsp = d.user_data and d.user_data.lsp or {{}}
+      table.insert(items, {{
+        lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
+        severity = d.severity, message = d.message, source = d.source,
+        code = d.code or lsp.code,
+      }})
+    end
+    local f = io.open('{out}', 'w')
+    f:write(vim.fn.json_encode({{ got = got, diagnostics = items }}))
+    f:close()
+    vim.cmd('qa!')
+  end,
+}})
+"#,
+        out = out.display()
+    );
+    let init = work.join("init.lua");
+    std::fs::write(&init, harness).unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_hieralint")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let xdg = work.join("xdg");
+    let mut child = Command::new("nvim")
+        .args(["--headless", "-n", "-i", "NONE", "-u"])
+        .arg(&init)
+        .arg(&hiera)
+        .current_dir(&env)
+        .env("PATH", path)
+        .env("XDG_CONFIG_HOME", xdg.join("config"))
+        .env("XDG_DATA_HOME", xdg.join("data"))
+        .env("XDG_STATE_HOME", xdg.join("state"))
+        .env("XDG_CACHE_HOME", xdg.join("cache"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{version} did not finish");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let result: Value = serde_json::from_str(
+        &std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{version} wrote nothing: {e}")),
+    )
+    .unwrap();
+    println!("{version}: {result}");
+    assert_eq!(result["got"], true, "{result}");
+    let d = &result["diagnostics"][0];
+    assert_eq!(result["diagnostics"].as_array().unwrap().len(), 1, "{result}");
+    assert_eq!(d["code"], "H102");
+    assert_eq!(d["source"], "hieralint");
+    assert_eq!(d["severity"], 1);
+    // `    path: "nodes/é😀%{lookup('x')}.yaml"`: the token is at bytes 23..37 of line 7
+    assert_eq!((d["lnum"].as_u64(), d["col"].as_u64()), (Some(7), Some(23)));
+    assert_eq!((d["end_lnum"].as_u64(), d["end_col"].as_u64()), (Some(7), Some(37)));
+    assert!(
+        d["message"].as_str().unwrap().contains("calls `lookup()`"),
+        "{d}"
+    );
+}
