@@ -251,7 +251,10 @@ fn initialize_negotiates_utf16_and_shutdown_exits_zero() {
     assert_eq!(caps["hoverProvider"], true);
     assert_eq!(caps["definitionProvider"], true);
     assert_eq!(caps["referencesProvider"], true);
-    assert_eq!(caps["codeActionProvider"]["codeActionKinds"], json!(["quickfix"]));
+    assert_eq!(
+        caps["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix"])
+    );
     assert_eq!(init["serverInfo"]["name"], "hieralint");
     assert_eq!(client.finish().code(), Some(0));
 }
@@ -283,7 +286,10 @@ fn hover_on_a_key_gives_the_value_per_fact_set_and_the_merge() {
     let web = md.find("**web01.example.com**").expect(md);
     let db_part = &md[db..web];
     let web_part = &md[web..];
-    assert!(db_part.contains("merge: `deep` (lookup_options)"), "{db_part}");
+    assert!(
+        db_part.contains("merge: `deep` (lookup_options)"),
+        "{db_part}"
+    );
     assert!(
         db_part.contains("```yaml\nalice:\n  uid: 1001\n```"),
         "{db_part}"
@@ -334,8 +340,14 @@ fn hover_on_a_token_counts_utf16_columns() {
     let h = c.hover(&common, 8, 40);
     assert_eq!(h["range"], range(8, 36, 8, 54));
     let md = h["contents"]["value"].as_str().unwrap();
-    assert!(md.contains("**db01.example.com**\n\n```yaml\nRedHat\n```"), "{md}");
-    assert!(md.contains("**web01.example.com**\n\n```yaml\nDebian\n```"), "{md}");
+    assert!(
+        md.contains("**db01.example.com**\n\n```yaml\nRedHat\n```"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**web01.example.com**\n\n```yaml\nDebian\n```"),
+        "{md}"
+    );
     assert_eq!(c.finish().code(), Some(0));
 }
 
@@ -376,7 +388,10 @@ fn definition_goes_to_every_layer_and_level() {
         d,
         json!([
             location(&common, range(13, 0, 13, 12)),
-            location(&env.join("modules/ntp/data/common.yaml"), range(1, 0, 1, 12)),
+            location(
+                &env.join("modules/ntp/data/common.yaml"),
+                range(1, 0, 1, 12)
+            ),
         ])
     );
     // from a key under lookup_options: the key it configures
@@ -479,7 +494,11 @@ fn edits_are_checked_with_the_unsaved_text_across_files() {
         "{md}"
     );
     // Undo both insertions: the diagnostic goes away.
-    c.change(&hiera, 3, json!([{"range": range(7, 17, 7, 34), "text": ""}]));
+    c.change(
+        &hiera,
+        3,
+        json!([{"range": range(7, 17, 7, 34), "text": ""}]),
+    );
     let d = c.diagnostics_for(&hiera);
     assert_eq!(d["version"], 3);
     assert_eq!(d["diagnostics"], json!([]));
@@ -562,12 +581,16 @@ fn configuration_and_fact_sets_are_reloaded_when_they_change_on_disk() {
         c.server_requests[1]["params"]["unregisterations"][0]["id"],
         reg["id"]
     );
-    let watchers = &c.server_requests[2]["params"]["registrations"][0]["registerOptions"]["watchers"];
+    let watchers =
+        &c.server_requests[2]["params"]["registrations"][0]["registerOptions"]["watchers"];
     assert!(
-        watchers.as_array().unwrap().contains(&json!({"globPattern": {
-            "baseUri": uri(&env.join("facts")),
-            "pattern": "**/*.{json,yaml,yml}"
-        }})),
+        watchers
+            .as_array()
+            .unwrap()
+            .contains(&json!({"globPattern": {
+                "baseUri": uri(&env.join("facts")),
+                "pattern": "**/*.{json,yaml,yml}"
+            }})),
         "{watchers}"
     );
 
@@ -609,7 +632,11 @@ fn configuration_and_fact_sets_are_reloaded_when_they_change_on_disk() {
 
     // A data file that is not open changes on disk: it is read again.
     let node = env.join("data/nodes/web01.example.com.yaml");
-    std::fs::write(&node, "---\nprofile::base::users:\n  carol:\n    uid: 1003\n").unwrap();
+    std::fs::write(
+        &node,
+        "---\nprofile::base::users:\n  carol:\n    uid: 1003\n",
+    )
+    .unwrap();
     c.notify(
         "workspace/didChangeWatchedFiles",
         json!({"changes": [{"uri": uri(&node), "type": 2}]}),
@@ -624,7 +651,11 @@ fn configuration_and_fact_sets_are_reloaded_when_they_change_on_disk() {
     // hiera.yaml changes on disk (not open): the environment is loaded again.
     let hiera = env.join("hiera.yaml");
     let text = std::fs::read_to_string(&hiera).unwrap();
-    std::fs::write(&hiera, text.replace("nodes/%{trusted.certname}", "nodes/%{scope('x')}")).unwrap();
+    std::fs::write(
+        &hiera,
+        text.replace("nodes/%{trusted.certname}", "nodes/%{scope('x')}"),
+    )
+    .unwrap();
     c.notify(
         "workspace/didChangeWatchedFiles",
         json!({"changes": [{"uri": uri(&hiera), "type": 2}]}),
@@ -692,9 +723,8 @@ fn code_actions_apply_the_fixes_of_diagnostics() {
     let file = env.join("data/os/Debian.yaml");
     std::fs::write(&file, "---\nprofile::base::ntp:\n  - x\n# é😀\nflag: on\n").unwrap();
     let (server, client) = Connection::memory();
-    let handle = std::thread::spawn(move || {
-        hieralint::server::serve(&server, vec![&quote_on::QuoteOn])
-    });
+    let handle =
+        std::thread::spawn(move || hieralint::server::serve(&server, vec![&quote_on::QuoteOn]));
     let mut id = 0;
     let mut request = |method: &str, params: Value| -> Value {
         id += 1;
@@ -807,10 +837,9 @@ fn neovim_reports_diagnostics() {
     )
     .unwrap();
 
-    let docs = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/editors.md"),
-    )
-    .unwrap();
+    let docs =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/editors.md"))
+            .unwrap();
     let block = docs
         .split("<!-- nvim-config:start -->")
         .nth(1)
@@ -885,13 +914,20 @@ vim.api.nvim_create_autocmd('VimEnter', {{
     println!("{version}: {result}");
     assert_eq!(result["got"], true, "{result}");
     let d = &result["diagnostics"][0];
-    assert_eq!(result["diagnostics"].as_array().unwrap().len(), 1, "{result}");
+    assert_eq!(
+        result["diagnostics"].as_array().unwrap().len(),
+        1,
+        "{result}"
+    );
     assert_eq!(d["code"], "H102");
     assert_eq!(d["source"], "hieralint");
     assert_eq!(d["severity"], 1);
     // `    path: "nodes/é😀%{lookup('x')}.yaml"`: the token is at bytes 23..37 of line 7
     assert_eq!((d["lnum"].as_u64(), d["col"].as_u64()), (Some(7), Some(23)));
-    assert_eq!((d["end_lnum"].as_u64(), d["end_col"].as_u64()), (Some(7), Some(37)));
+    assert_eq!(
+        (d["end_lnum"].as_u64(), d["end_col"].as_u64()),
+        (Some(7), Some(37))
+    );
     assert!(
         d["message"].as_str().unwrap().contains("calls `lookup()`"),
         "{d}"

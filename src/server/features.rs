@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, Hover, HoverContents, Location,
-    MarkupContent, MarkupKind, Position, Range, TextEdit, WorkspaceEdit,
+    CodeAction, CodeActionKind, CodeActionOrCommand, Hover, HoverContents, Location, MarkupContent,
+    MarkupKind, Position, Range, TextEdit, WorkspaceEdit,
 };
 
 use crate::analysis::{EnvAnalysis, NodeCtx};
@@ -182,7 +182,10 @@ fn key_hover(ea: &EnvAnalysis, file: &LoadedFile, lookup: &str) -> String {
     for n in hover_nodes(ea, file) {
         let session = ea.engine.session(n.scope.clone());
         let outcome = session.lookup(&LookupRequest::new(lookup));
-        let mut body = format!("merge: {}\n\n", merge_text(session.lookup_options_for(lookup)));
+        let mut body = format!(
+            "merge: {}\n\n",
+            merge_text(session.lookup_options_for(lookup))
+        );
         match &outcome.result {
             LookupResult::Found(v) => {
                 render_value(v, &mut body);
@@ -220,7 +223,11 @@ fn token_hover(ea: &EnvAnalysis, file: &LoadedFile, text: &str, in_config: bool)
         match r {
             Ok(v) => render_value(&v, &mut body),
             Err(e) => {
-                let _ = writeln!(body, "the interpolation fails:\n```text\n{}\n```", e.message);
+                let _ = writeln!(
+                    body,
+                    "the interpolation fails:\n```text\n{}\n```",
+                    e.message
+                );
             }
         }
         for w in &warnings {
@@ -236,9 +243,7 @@ fn token_hover(ea: &EnvAnalysis, file: &LoadedFile, text: &str, in_config: bool)
 /// key; a module's data only keys in its namespace (reference §2.3).
 fn layer_defines(layer: &Layer, root: &str) -> bool {
     match layer {
-        Layer::Module(m) => root
-            .split_once("::")
-            .is_some_and(|(prefix, _)| prefix == m),
+        Layer::Module(m) => root.split_once("::").is_some_and(|(prefix, _)| prefix == m),
         _ => true,
     }
 }

@@ -148,13 +148,12 @@ fn key_target(path: &[Step], key: String, span: Span) -> Option<Target> {
             span,
         }),
         // A key under lookup_options names the key it configures (patterns start with `^`).
-        Some(Step::Key(r)) if r == LOOKUP_OPTIONS => {
-            (path.len() == 1 && !key.starts_with('^')).then(|| Target::Key {
+        Some(Step::Key(r)) if r == LOOKUP_OPTIONS => (path.len() == 1 && !key.starts_with('^'))
+            .then(|| Target::Key {
                 lookup: dotted_segment(&key).unwrap_or_else(|| key.clone()),
                 root: key,
                 span,
-            })
-        }
+            }),
         Some(Step::Key(root)) => {
             // A nested key: the dotted key that digs to it (sub-lookup, reference §7.1).
             let mut dotted = dotted_segment(root)?;
@@ -334,7 +333,12 @@ mod tests {
         }
         let tok = at(text, "%{lookup", 0);
         match target_at(&f, tok + 5).unwrap() {
-            Target::Token { token, text: tt, span, .. } => {
+            Target::Token {
+                token,
+                text: tt,
+                span,
+                ..
+            } => {
                 assert_eq!(tt, "%{lookup('a::b.c')}");
                 assert_eq!(span, Span::new(tok, tok + tt.len()));
                 assert_eq!(token.lookup_key(), Some("a::b.c"));
@@ -372,7 +376,8 @@ mod tests {
 
     #[test]
     fn config_keys_are_not_targets_but_tokens_are() {
-        let text = "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n";
+        let text =
+            "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n";
         let f = loaded(text, FileRole::HieraConfig);
         assert_eq!(target_at(&f, 2), None);
         match target_at(&f, at(text, "%{trusted", 3)).unwrap() {

@@ -29,8 +29,8 @@ use lsp_types::notification::{
     DidSaveTextDocument, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
-    CodeActionRequest, GotoDefinition, HoverRequest, References, RegisterCapability,
-    Request as _, UnregisterCapability,
+    CodeActionRequest, GotoDefinition, HoverRequest, References, RegisterCapability, Request as _,
+    UnregisterCapability,
 };
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
@@ -39,10 +39,9 @@ use lsp_types::{
     DidOpenTextDocumentParams, DidSaveTextDocumentParams, FileChangeType, FileSystemWatcher,
     GlobPattern, GotoDefinitionParams, GotoDefinitionResponse, HoverParams,
     HoverProviderCapability, InitializeParams, InitializeResult, OneOf, PositionEncodingKind,
-    PublishDiagnosticsParams, ReferenceParams, Registration, RegistrationParams,
-    RelativePattern, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Unregistration,
-    UnregistrationParams,
+    PublishDiagnosticsParams, ReferenceParams, Registration, RegistrationParams, RelativePattern,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Unregistration, UnregistrationParams,
 };
 
 use crate::rules::{self, Rule};
@@ -85,9 +84,9 @@ pub fn serve(conn: &Connection, rules: Vec<&'static dyn Rule>) -> Result<bool, S
         Ok(p) => p,
         Err(e) => {
             let msg = format!("invalid initialize parameters: {e}");
-            let _ = conn.sender.send(
-                Response::new_err(id, ErrorCode::InvalidParams as i32, msg.clone()).into(),
-            );
+            let _ = conn
+                .sender
+                .send(Response::new_err(id, ErrorCode::InvalidParams as i32, msg.clone()).into());
             return Err(msg);
         }
     };
@@ -396,13 +395,13 @@ impl Server<'_> {
     }
 
     fn on_request(&mut self, req: Request) -> Response {
-        fn params<P: serde::de::DeserializeOwned>(req: &Request) -> Result<P, Response> {
+        fn params<P: serde::de::DeserializeOwned>(req: &Request) -> Result<P, Box<Response>> {
             serde_json::from_value(req.params.clone()).map_err(|e| {
-                Response::new_err(
+                Box::new(Response::new_err(
                     req.id.clone(),
                     ErrorCode::InvalidParams as i32,
                     format!("invalid parameters for {}: {e}", req.method),
-                )
+                ))
             })
         }
         let id = req.id.clone();
@@ -412,7 +411,7 @@ impl Server<'_> {
             HoverRequest::METHOD => {
                 let p: HoverParams = match params(&req) {
                     Ok(p) => p,
-                    Err(r) => return r,
+                    Err(r) => return *r,
                 };
                 let d = &p.text_document_position_params;
                 let h = uri::to_path(&d.text_document.uri)
@@ -422,7 +421,7 @@ impl Server<'_> {
             GotoDefinition::METHOD => {
                 let p: GotoDefinitionParams = match params(&req) {
                     Ok(p) => p,
-                    Err(r) => return r,
+                    Err(r) => return *r,
                 };
                 let d = &p.text_document_position_params;
                 let locs = uri::to_path(&d.text_document.uri)
@@ -437,7 +436,7 @@ impl Server<'_> {
             References::METHOD => {
                 let p: ReferenceParams = match params(&req) {
                     Ok(p) => p,
-                    Err(r) => return r,
+                    Err(r) => return *r,
                 };
                 let d = &p.text_document_position;
                 let locs = uri::to_path(&d.text_document.uri)
@@ -455,7 +454,7 @@ impl Server<'_> {
             CodeActionRequest::METHOD => {
                 let p: CodeActionParams = match params(&req) {
                     Ok(p) => p,
-                    Err(r) => return r,
+                    Err(r) => return *r,
                 };
                 let actions = uri::to_path(&p.text_document.uri)
                     .map(|path| {

@@ -164,10 +164,7 @@ mod tests {
         )
         .unwrap();
         let s = EnvSettings::resolve(&InitOptions::default(), &env);
-        assert_eq!(
-            s.facts,
-            vec![dir.join("facts"), dir.join("other/x.json")]
-        );
+        assert_eq!(s.facts, vec![dir.join("facts"), dir.join("other/x.json")]);
         assert_eq!(s.puppet, 7);
         assert_eq!(s.config_file, Some(dir.join(CONFIG_FILE)));
         // the client's options win

@@ -189,10 +189,7 @@ mod tests {
         let idx = LineIndex::new(text);
         let x = text.find('x').unwrap();
         assert_eq!(x, 9);
-        assert_eq!(
-            idx.position(text, x, Encoding::Utf16),
-            Position::new(0, 6)
-        );
+        assert_eq!(idx.position(text, x, Encoding::Utf16), Position::new(0, 6));
         assert_eq!(idx.position(text, x, Encoding::Utf8), Position::new(0, 9));
         assert_eq!(idx.offset(text, Position::new(0, 6), Encoding::Utf16), x);
         // inside the surrogate pair: the start of the emoji

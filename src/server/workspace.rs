@@ -139,9 +139,7 @@ fn discover(path: &Path, roots: &[PathBuf]) -> (PathBuf, EnvKind) {
             continue;
         }
         let strong = dir.join("hiera.yaml").is_file() || dir.join("environment.conf").is_file();
-        let weak = || {
-            roots.iter().any(|r| dir.starts_with(r)) && scan::looks_like_environment(dir)
-        };
+        let weak = || roots.iter().any(|r| dir.starts_with(r)) && scan::looks_like_environment(dir);
         if strong || weak() {
             return (dir.to_path_buf(), EnvKind::Environment);
         }
@@ -558,11 +556,18 @@ impl Workspace {
                 continue;
             };
             env.dirty = false;
-            let found =
-                check::diagnose(&env.project, &env.scan_errors, &env.fact_errors, &self.rules);
+            let found = check::diagnose(
+                &env.project,
+                &env.scan_errors,
+                &env.fact_errors,
+                &self.rules,
+            );
             let mut by_path: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
             for d in found {
-                by_path.entry(d.primary.file.path.clone()).or_default().push(d);
+                by_path
+                    .entry(d.primary.file.path.clone())
+                    .or_default()
+                    .push(d);
             }
             let old = std::mem::take(&mut env.published);
             let mut changed: Vec<PathBuf> = by_path
