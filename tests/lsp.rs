@@ -348,6 +348,18 @@ fn hover_on_a_token_counts_utf16_columns() {
         md.contains("**web01.example.com**\n\n```yaml\nDebian\n```"),
         "{md}"
     );
+    // a token of a hiera.yaml path
+    let hiera = env.join("hiera.yaml");
+    c.open(&hiera, 1);
+    let h = c.hover(&hiera, 7, 20);
+    assert_eq!(h["range"], range(7, 17, 7, 36));
+    let md = h["contents"]["value"].as_str().unwrap();
+    assert!(
+        md.contains("**db01.example.com**\n\n```yaml\ndb01.example.com\n```"),
+        "{md}"
+    );
+    // keys of hiera.yaml are not Hiera keys
+    assert_eq!(c.hover(&hiera, 1, 2), Value::Null);
     assert_eq!(c.finish().code(), Some(0));
 }
 
@@ -409,6 +421,27 @@ fn definition_goes_to_every_layer_and_level() {
     // a variable token defines nothing
     let d = c.request("textDocument/definition", Client::at(&common, 8, 40));
     assert_eq!(d, Value::Null);
+    // from the module's own data file: the module is checked as part of its environment
+    let module = env.join("modules/ntp/data/common.yaml");
+    c.open(&module, 1);
+    let d = c.request("textDocument/definition", Client::at(&module, 1, 3));
+    assert_eq!(
+        d,
+        json!([
+            location(&common, range(13, 0, 13, 12)),
+            location(&module, range(1, 0, 1, 12)),
+        ])
+    );
+    // and its keys hover with the environment's answer (environment data wins over the
+    // module's: Puppet's layer order)
+    let md = c.hover(&module, 1, 3)["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        md.contains("**db01.example.com**\n\nmerge: `first` (no lookup_options entry)\n\n```yaml\n- 0.pool.ntp.org\n```"),
+        "{md}"
+    );
     assert_eq!(c.finish().code(), Some(0));
 }
 
@@ -932,4 +965,53 @@ vim.api.nvim_create_autocmd('VimEnter', {{
         d["message"].as_str().unwrap().contains("calls `lookup()`"),
         "{d}"
     );
+}
+
+#[test]
+fn bad_requests_get_errors_and_the_server_keeps_going() {
+    let env = temp_env("robust");
+    let common = env.join("data/common.yaml");
+    let (mut c, _) = Client::start(&env, with_facts(), json!({}));
+    c.open(&common, 1);
+    let r = c.request_raw("textDocument/hover", json!({"textDocument": 3}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = c.request_raw("textDocument/formatting", json!({}));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    // positions past the end of lines and of the text are clamped
+    c.change(
+        &common,
+        2,
+        json!([{"range": range(99, 5, 120, 0), "text": "\nextra: '%{lookup('profile::base::domain')}'\n"},
+               {"range": range(0, 99, 0, 200), "text": ""}]),
+    );
+    // a file that is not a file URI, and one never opened: ignored
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": "untitled:Untitled-1", "version": 1}, "contentChanges": [{"text": "x"}]}),
+    );
+    assert_eq!(
+        c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": "untitled:x"}, "position": {"line": 0, "character": 0}})
+        ),
+        Value::Null
+    );
+    // text that is not YAML at all, and hostile nesting
+    let deep = format!("k: {}{}\n", "[".repeat(50_000), "]".repeat(50_000));
+    c.change(&common, 3, json!([{"text": deep}]));
+    assert_eq!(c.hover(&common, 0, 0)["range"], range(0, 0, 0, 1));
+    c.change(&common, 4, json!([{"text": "\u{0}\u{feff}: [:\n\t{"}]));
+    c.hover(&common, 0, 1);
+    let mut refs = Client::at(&common, 0, 0);
+    refs["context"] = json!({"includeDeclaration": true});
+    c.request("textDocument/references", refs);
+    // still answering
+    c.change(
+        &common,
+        5,
+        json!([{"text": "a: \"%{lookup('b')}\"\nb: 1\n"}]),
+    );
+    let d = c.request("textDocument/definition", Client::at(&common, 0, 8));
+    assert_eq!(d, json!([location(&common, range(1, 0, 1, 1))]));
+    assert_eq!(c.finish().code(), Some(0));
 }
