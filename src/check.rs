@@ -75,32 +75,27 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     all
 }
 
-/// The diagnostics of hieralint's own checks beside the rules: what the scanner could not read
-/// (H008) and fact set files that hold no usable facts.
-pub fn scan_and_fact_diagnostics(
+/// Runs `enabled` over a loaded project and adds the scanner's errors (H008), sorted: the core
+/// that [`check`] and the `hieralint check` pipeline ([`crate::run`]) share. `opts` carries the
+/// engine settings (facts, Puppet version); its `paths` and `only` are not used here.
+pub fn check_loaded(
+    project: &mut Project,
     scan_errors: &[ScanError],
-    fact_errors: &[crate::facts::FactsError],
+    enabled: &[&'static dyn Rule],
+    opts: &CheckOptions,
 ) -> Vec<Diagnostic> {
-    let mut out: Vec<Diagnostic> = scan_errors.iter().map(scan_error_diagnostic).collect();
-    out.extend(fact_errors.iter().map(|e| {
-        let file = std::sync::Arc::new(SourceFile::from_bytes(
-            e.path.clone(),
-            &std::fs::read(&e.path).unwrap_or_default(),
-        ));
-        let span = e.span.unwrap_or_default();
-        Diagnostic::new(
-            &rules::invalid_fact_set::META,
-            &file,
-            span,
-            e.message.clone(),
-        )
-    }));
-    out
+    let (fact_sets, fact_errors) = crate::facts::load_fact_sets(&opts.facts);
+    project.fact_sets = fact_sets;
+    project.puppet = Some(match opts.puppet {
+        7 => crate::engine::PuppetVersion::V7,
+        _ => crate::engine::PuppetVersion::V8,
+    });
+    diagnose(project, scan_errors, &fact_errors, enabled)
 }
 
-/// Everything `check` reports for a project already loaded (with its fact sets set): the
-/// rules' findings and the scanner's and fact sets' problems, in the contract order. The
-/// language server calls this after each edit, so both see the same pipeline.
+/// [`check_loaded`] for a project whose fact sets are already loaded (the language server keeps
+/// them between edits): the rules' findings, the scanner's errors (H008) and the fact set
+/// files that hold no usable facts (H905), sorted.
 pub fn diagnose(
     project: &Project,
     scan_errors: &[ScanError],
@@ -108,25 +103,31 @@ pub fn diagnose(
     enabled: &[&'static dyn Rule],
 ) -> Vec<Diagnostic> {
     let mut diagnostics = run_rules(project, enabled);
-    diagnostics.extend(scan_and_fact_diagnostics(scan_errors, fact_errors));
+    diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
+    diagnostics.extend(fact_errors.iter().map(|e| {
+        let file = std::sync::Arc::new(SourceFile::from_bytes(
+            e.path.clone(),
+            &std::fs::read(&e.path).unwrap_or_default(),
+        ));
+        Diagnostic::new(
+            &rules::invalid_fact_set::META,
+            &file,
+            e.span.unwrap_or_default(),
+            e.message.clone(),
+        )
+    }));
     diag::sort_and_dedup(&mut diagnostics);
     diagnostics
 }
 
 pub fn check(opts: &CheckOptions) -> CheckResult {
     let (mut project, scan_errors) = scan::load_project(&opts.paths);
-    let (fact_sets, fact_errors) = crate::facts::load_fact_sets(&opts.facts);
-    project.fact_sets = fact_sets;
-    project.puppet = Some(match opts.puppet {
-        7 => crate::engine::PuppetVersion::V7,
-        _ => crate::engine::PuppetVersion::V8,
-    });
     let enabled: Vec<&'static dyn Rule> = rules::registry()
         .iter()
         .copied()
         .filter(|r| opts.only.is_empty() || opts.only.contains(&r.meta().name))
         .collect();
-    let diagnostics = diagnose(&project, &scan_errors, &fact_errors, &enabled);
+    let diagnostics = check_loaded(&mut project, &scan_errors, &enabled, opts);
     let mut summary = Summary {
         files_checked: project.files.len(),
         fact_sets: project.fact_sets.len(),

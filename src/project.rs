@@ -4,6 +4,7 @@
 //! a [`Project`]; rules and the engine read it. Files are shared (`Arc`) so diagnostics can point
 //! into any of them.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -12,6 +13,7 @@ use std::sync::OnceLock;
 use crate::config::{self, ConfigError, HieraConfig};
 use crate::loader::Document;
 use crate::span::SourceFile;
+use crate::value::Node;
 
 /// Which Hiera layer a file belongs to (reference §2).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -88,6 +90,10 @@ pub struct Project {
     pub fact_sets: Vec<crate::facts::FactSet>,
     /// The Puppet version modelled where 7 and 8 differ.
     pub puppet: Option<crate::engine::PuppetVersion>,
+    /// Rule options from `.hieralint.yaml` (`rules: {<rule>: {level: .., <option>: ..}}`), by
+    /// rule code; only options the rule's page documents get here. Read them with
+    /// [`Project::rule_option`].
+    pub rule_options: BTreeMap<&'static str, Vec<(String, Node)>>,
     analysis: OnceLock<crate::analysis::Analysis>,
 }
 
@@ -153,5 +159,14 @@ impl Project {
     /// The loaded file at `path`, if the project has it.
     pub fn file(&self, path: &std::path::Path) -> Option<&LoadedFile> {
         self.files.iter().find(|f| f.source.path == path)
+    }
+
+    /// An option of a rule from the configuration file, with its span in that file.
+    pub fn rule_option(&self, code: &str, option: &str) -> Option<&Node> {
+        self.rule_options
+            .get(code)?
+            .iter()
+            .find(|(k, _)| k == option)
+            .map(|(_, v)| v)
     }
 }

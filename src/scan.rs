@@ -6,13 +6,14 @@
 //! loose files. Files are read and parsed in parallel; the result is sorted by path so that the
 //! output is the same whatever the thread count.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::loader::{self, Format};
+use crate::paths;
 use crate::project::{FileRole, Layer, LoadedFile, Project};
 use crate::span::SourceFile;
 
@@ -73,9 +74,23 @@ pub fn looks_like_module(dir: &Path) -> bool {
 /// Reads the `datadir`s a hiera.yaml names (literally, up to the first interpolation), so the
 /// scanner knows which directories hold data. Falls back to `data` (Puppet's default, §1.3).
 pub fn datadirs_of(root: &Path) -> Vec<PathBuf> {
+    datadirs_with(root, &BTreeMap::new())
+}
+
+/// [`datadirs_of`], reading hiera.yaml from `overlay` when it is there (`--stdin-filename`).
+fn datadirs_with(root: &Path, overlay: &BTreeMap<PathBuf, Arc<str>>) -> Vec<PathBuf> {
     let mut dirs = BTreeSet::new();
     let cfg = root.join("hiera.yaml");
-    if let Ok(bytes) = std::fs::read(&cfg) {
+    let text = if overlay.is_empty() {
+        None
+    } else {
+        overlay.get(&paths::identity(&cfg)).cloned()
+    };
+    let bytes = match text {
+        Some(t) => Ok(t.as_bytes().to_vec()),
+        None => std::fs::read(&cfg),
+    };
+    if let Ok(bytes) = bytes {
         let file = SourceFile::from_bytes(&cfg, &bytes);
         let doc = loader::yaml::load(&file);
         if let Some(map) = doc.root.as_ref().and_then(|r| r.as_map()) {
@@ -190,6 +205,7 @@ fn plan_layer(
     env_root: &Path,
     plan: &mut Vec<Planned>,
     errors: &mut Vec<ScanError>,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
 ) {
     let cfg = root.join("hiera.yaml");
     if cfg.is_file() {
@@ -200,7 +216,7 @@ fn plan_layer(
             env_root: Some(env_root.to_path_buf()),
         });
     }
-    for dir in datadirs_of(root) {
+    for dir in datadirs_with(root, overlay) {
         for path in walk_data(&dir, false, errors) {
             plan.push(Planned {
                 path,
@@ -212,8 +228,13 @@ fn plan_layer(
     }
 }
 
-fn plan_environment(env: &Path, plan: &mut Vec<Planned>, errors: &mut Vec<ScanError>) {
-    plan_layer(env, Layer::Environment, env, plan, errors);
+fn plan_environment(
+    env: &Path,
+    plan: &mut Vec<Planned>,
+    errors: &mut Vec<ScanError>,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+) {
+    plan_layer(env, Layer::Environment, env, plan, errors, overlay);
     for mdir in module_dirs(env) {
         let Ok(rd) = std::fs::read_dir(&mdir) else {
             errors.push(ScanError {
@@ -232,16 +253,24 @@ fn plan_environment(env: &Path, plan: &mut Vec<Planned>, errors: &mut Vec<ScanEr
             let Some(name) = m.file_name().and_then(|n| n.to_str()).map(str::to_string) else {
                 continue;
             };
-            plan_layer(&m, Layer::Module(name), env, plan, errors);
+            plan_layer(&m, Layer::Module(name), env, plan, errors, overlay);
         }
     }
 }
 
 /// Works out what each path is and which files to load.
 fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>) -> Vec<Planned> {
+    plan_with(paths, errors, &BTreeMap::new())
+}
+
+fn plan_with(
+    paths: &[PathBuf],
+    errors: &mut Vec<ScanError>,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+) -> Vec<Planned> {
     let mut plan = Vec::new();
     for p in paths {
-        if p.is_file() {
+        if p.is_file() || (!overlay.is_empty() && overlay.contains_key(&paths::identity(p))) {
             let role = if p.file_name().is_some_and(|n| n == "hiera.yaml") {
                 FileRole::HieraConfig
             } else {
@@ -256,9 +285,9 @@ fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>) -> Vec<Planned> {
         } else if p.is_dir() {
             if looks_like_module(p) {
                 let name = module_name_of(p);
-                plan_layer(p, Layer::Module(name), p, &mut plan, errors);
+                plan_layer(p, Layer::Module(name), p, &mut plan, errors, overlay);
             } else if looks_like_environment(p) {
-                plan_environment(p, &mut plan, errors);
+                plan_environment(p, &mut plan, errors, overlay);
             } else {
                 // an environments directory (r10k), or a directory holding `environments/`
                 let envs_dir = if p.join("environments").is_dir() {
@@ -277,7 +306,7 @@ fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>) -> Vec<Planned> {
                     for c in children {
                         if looks_like_environment(&c) {
                             found = true;
-                            plan_environment(&c, &mut plan, errors);
+                            plan_environment(&c, &mut plan, errors, overlay);
                         }
                     }
                 }
@@ -330,7 +359,13 @@ pub fn module_name_of(dir: &Path) -> String {
 /// Largest file read; bigger files get a diagnostic instead (hostile-input limit).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
-fn load_one(p: &Planned) -> Result<LoadedFile, ScanError> {
+fn load_one(p: &Planned, overlay: &BTreeMap<PathBuf, Arc<str>>) -> Result<LoadedFile, ScanError> {
+    if !overlay.is_empty() {
+        if let Some(text) = overlay.get(&paths::identity(&p.path)) {
+            let source = Arc::new(SourceFile::from_bytes(&p.path, text.as_bytes()));
+            return Ok(loaded(p, source));
+        }
+    }
     let meta = std::fs::metadata(&p.path).map_err(|e| ScanError {
         path: p.path.clone(),
         message: format!("cannot read: {e}"),
@@ -349,22 +384,36 @@ fn load_one(p: &Planned) -> Result<LoadedFile, ScanError> {
         message: format!("cannot read: {e}"),
     })?;
     let source = Arc::new(SourceFile::from_bytes(&p.path, &bytes));
+    Ok(loaded(p, source))
+}
+
+fn loaded(p: &Planned, source: Arc<SourceFile>) -> LoadedFile {
     let format = Format::from_extension(&p.path).unwrap_or(Format::Yaml);
     let doc = loader::load(format, &source);
-    Ok(LoadedFile::new(
+    LoadedFile::new(
         source,
         doc,
         p.role.clone(),
         p.layer.clone(),
         p.env_root.clone(),
-    ))
+    )
 }
 
 /// Discovers and loads everything under `paths`, in parallel.
 pub fn load_project(paths: &[PathBuf]) -> (Project, Vec<ScanError>) {
     let mut errors = Vec::new();
     let planned = plan(paths, &mut errors);
-    let results: Vec<Result<LoadedFile, ScanError>> = planned.par_iter().map(load_one).collect();
+    let files = load_planned(&planned, &BTreeMap::new(), &mut errors);
+    (Project::new(files), errors)
+}
+
+fn load_planned(
+    planned: &[Planned],
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+    errors: &mut Vec<ScanError>,
+) -> Vec<LoadedFile> {
+    let results: Vec<Result<LoadedFile, ScanError>> =
+        planned.par_iter().map(|p| load_one(p, overlay)).collect();
     let mut files = Vec::with_capacity(results.len());
     for r in results {
         match r {
@@ -373,5 +422,217 @@ pub fn load_project(paths: &[PathBuf]) -> (Project, Vec<ScanError>) {
         }
     }
     errors.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
-    (Project::new(files), errors)
+    files
+}
+
+/// A predicate on paths (the configuration's `exclude`).
+pub type PathFilter = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
+
+/// How [`load_project_with`] loads.
+#[derive(Clone, Default)]
+pub struct ScanOptions {
+    /// Texts that replace files on disk (`--stdin-filename`), keyed by [`paths::identity`].
+    /// The file need not exist.
+    pub overlay: BTreeMap<PathBuf, Arc<str>>,
+    /// Files to leave out of the run (configuration `exclude`), even when named.
+    pub exclude: Option<PathFilter>,
+    /// Load the environment (or module) around each file argument, so that cross-file rules see
+    /// the file in context, and make the file arguments the reporting scope (pre-commit passes
+    /// only the changed files).
+    pub file_context: bool,
+}
+
+impl std::fmt::Debug for ScanOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanOptions")
+            .field("overlay", &self.overlay.keys().collect::<Vec<_>>())
+            .field("exclude", &self.exclude.is_some())
+            .field("file_context", &self.file_context)
+            .finish()
+    }
+}
+
+/// What [`load_project_with`] found.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub project: Project,
+    pub errors: Vec<ScanError>,
+    /// With `file_context`, the files named on the command line ([`paths::identity`] form):
+    /// only diagnostics whose primary file is one of them are reported. `None`: everything.
+    pub scope: Option<BTreeSet<PathBuf>>,
+}
+
+/// Where the context of a file argument is: the nearest ancestor directory holding `hiera.yaml`
+/// or `environment.conf` (an environment) or `metadata.json` (a module), not looking above the
+/// repository (a directory holding `.git`). A module that sits on the modulepath of an
+/// environment above it is loaded with that environment, so module rules see their environment.
+fn context_root(file: &Path) -> Option<PathBuf> {
+    let abs = paths::absolute(file);
+    let mut module: Option<&Path> = None;
+    for dir in abs.ancestors().skip(1) {
+        if looks_like_module(dir) {
+            module.get_or_insert(dir);
+        } else if dir.join("hiera.yaml").is_file() || dir.join("environment.conf").is_file() {
+            return match module {
+                None => Some(dir.to_path_buf()),
+                Some(m) => {
+                    let on_modulepath = module_dirs(dir)
+                        .iter()
+                        .any(|md| m.parent() == Some(paths::normalize(md).as_path()));
+                    Some(if on_modulepath { dir } else { m }.to_path_buf())
+                }
+            };
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    module.map(Path::to_path_buf)
+}
+
+/// The role of a file argument that walking its environment did not find: a `hiera.yaml`, a
+/// data file of the environment or of one of its modules that exists only in the overlay (an
+/// unsaved editor buffer), or else a loose file.
+fn role_of_unlisted(
+    file: &Path,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+) -> (FileRole, Layer, Option<PathBuf>) {
+    let loose = (FileRole::Loose, Layer::Environment, None);
+    if file.file_name().is_some_and(|n| n == "hiera.yaml") {
+        return (FileRole::HieraConfig, Layer::Environment, None);
+    }
+    let Some(root) = context_root(file) else {
+        return loose;
+    };
+    let abs = paths::absolute(file);
+    let under = |dirs: Vec<PathBuf>| dirs.iter().any(|d| abs.starts_with(paths::normalize(d)));
+    let env_root = Some(display_dir(&root));
+    if looks_like_module(&root) {
+        if under(datadirs_with(&root, overlay)) {
+            return (
+                FileRole::Data,
+                Layer::Module(module_name_of(&root)),
+                env_root,
+            );
+        }
+        return loose;
+    }
+    if under(datadirs_with(&root, overlay)) {
+        return (FileRole::Data, Layer::Environment, env_root);
+    }
+    for mdir in module_dirs(&root) {
+        let Ok(rd) = std::fs::read_dir(&mdir) else {
+            continue;
+        };
+        for m in rd.filter_map(|e| e.ok()).map(|e| e.path()) {
+            if abs.starts_with(paths::normalize(&m)) && under(datadirs_with(&m, overlay)) {
+                let name = m
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("")
+                    .to_string();
+                return (FileRole::Data, Layer::Module(name), env_root);
+            }
+        }
+    }
+    loose
+}
+
+/// A directory as it should be displayed: relative to the current directory when it is inside
+/// it or above it (`..`), else absolute.
+fn display_dir(abs: &Path) -> PathBuf {
+    let cwd = paths::absolute(Path::new("."));
+    if let Ok(rel) = abs.strip_prefix(&cwd) {
+        return if rel.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            rel.to_path_buf()
+        };
+    }
+    if let Ok(up) = cwd.strip_prefix(abs) {
+        let mut p = PathBuf::new();
+        for _ in up.components() {
+            p.push("..");
+        }
+        return p;
+    }
+    abs.to_path_buf()
+}
+
+/// Discovers and loads everything under `paths` with overlays, exclusions and file context.
+pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
+    let mut errors = Vec::new();
+    let overlay = &opts.overlay;
+    let is_file_arg = |p: &Path| {
+        p.is_file() || (!overlay.is_empty() && overlay.contains_key(&paths::identity(p)))
+    };
+    let file_args: Vec<&PathBuf> = if opts.file_context {
+        paths_in.iter().filter(|p| is_file_arg(p)).collect()
+    } else {
+        Vec::new()
+    };
+    let mut targets: Vec<PathBuf> = Vec::new();
+    let mut roots = BTreeSet::new();
+    for p in paths_in {
+        if file_args.contains(&p) {
+            if let Some(root) = context_root(p) {
+                if roots.insert(root.clone()) {
+                    targets.push(display_dir(&root));
+                }
+                continue;
+            }
+        }
+        targets.push(p.clone());
+    }
+    let mut planned = plan_with(&targets, &mut errors, overlay);
+    let mut scope = None;
+    if opts.file_context && !file_args.is_empty() {
+        // the file arguments are the scope; spell them as given, and check the ones the
+        // environment does not load as Hiera files (outside any datadir) as loose files
+        let mut ids: BTreeMap<PathBuf, usize> = BTreeMap::new();
+        for (i, pl) in planned.iter().enumerate() {
+            ids.insert(paths::identity(&pl.path), i);
+        }
+        let mut set = BTreeSet::new();
+        for f in &file_args {
+            let id = paths::identity(f);
+            match ids.get(&id) {
+                Some(&i) => planned[i].path = (*f).clone(),
+                None => {
+                    let (role, layer, env_root) = role_of_unlisted(f, overlay);
+                    ids.insert(id.clone(), planned.len());
+                    planned.push(Planned {
+                        path: (*f).clone(),
+                        role,
+                        layer,
+                        env_root,
+                    });
+                }
+            }
+            set.insert(id);
+        }
+        // directories named beside files are in scope too
+        for p in paths_in {
+            if !file_args.contains(&p) && p.is_dir() {
+                let dir = paths::identity(p);
+                for id in ids.keys() {
+                    if id.starts_with(&dir) {
+                        set.insert(id.clone());
+                    }
+                }
+            }
+        }
+        planned.sort_by(|a, b| a.path.cmp(&b.path));
+        scope = Some(set);
+    }
+    if let Some(ex) = &opts.exclude {
+        planned.retain(|p| !ex(&p.path));
+        errors.retain(|e| !ex(&e.path));
+    }
+    let files = load_planned(&planned, overlay, &mut errors);
+    Scan {
+        project: Project::new(files),
+        errors,
+        scope,
+    }
 }

@@ -108,15 +108,6 @@ const KNOWN_GAPS: &[(&str, &str, usize, &str)] = &[
     // `Value` has no Sensitive: `convert_to: Sensitive` is reported as unsupported.
     ("lopts/convert-to", "expected-7.jsonl", 6, "Sensitive"),
     ("lopts/convert-to", "expected-strict.jsonl", 6, "Sensitive"),
-    // The YAML loader reads a file starting with a UTF-8 BOM; Psych (reading it as UTF-8
-    // without stripping the BOM) fails on it. Owned by src/loader/yaml.rs.
-    ("yaml/file-shapes-and-errors", "expected-7.jsonl", 21, "BOM"),
-    (
-        "yaml/file-shapes-and-errors",
-        "expected-strict.jsonl",
-        21,
-        "BOM",
-    ),
     // A v5 file without `version` fails the v3 struct with two lines (variant 0 and variant 1);
     // src/config reports only the variant 1 line.
     (

@@ -163,3 +163,30 @@ fn facts_file_errors_are_puppets() {
     a.facts = Some(yaml);
     assert_eq!(run(&a), (Ok(0), "--- hello db\n".to_string()));
 }
+
+/// A global hiera.yaml (`--hiera-config`): value and explanation identical to `puppet lookup`
+/// (recorded in fixtures/engine/global).
+#[test]
+fn global_layer_like_puppet_lookup() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/engine/global");
+    let base = LookupArgs {
+        keys: vec!["shared".into()],
+        codedir: Some(root.join("code")),
+        environment: "production".into(),
+        facts: Some(root.join("facts.json")),
+        node: Some("n1".into()),
+        hiera_config: Some(root.join("global/hiera.yaml")),
+        puppet: 7,
+        ..Default::default()
+    };
+    let mut a = base.clone();
+    a.render_as = Some("json".into());
+    let want = std::fs::read_to_string(root.join("value-shared.json")).unwrap();
+    assert_eq!(run(&a), (Ok(0), want));
+    let mut a = base;
+    a.explain = true;
+    let (r, out) = run(&a);
+    assert_eq!(r, Ok(0));
+    let want = std::fs::read_to_string(root.join("explain-shared.txt")).unwrap();
+    assert_eq!(out.replace(&root.display().to_string(), "<ROOT>"), want);
+}

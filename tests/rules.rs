@@ -58,6 +58,17 @@ macro_rules! rule_tests {
 }
 
 rule_tests! {
+    yaml_syntax_error => "yaml-syntax-error",
+    duplicate_key => "duplicate-key",
+    non_hash_data_file => "non-hash-data-file",
+    unquoted_date => "unquoted-date",
+    yaml11_implicit_type => "yaml11-implicit-type",
+    unquoted_interpolation => "unquoted-interpolation",
+    malformed_eyaml => "malformed-eyaml",
+    forbidden_yaml_tag => "forbidden-yaml-tag",
+    multiple_yaml_documents => "multiple-yaml-documents",
+    yaml_limit_exceeded => "yaml-limit-exceeded",
+    ruby_symbol_value => "ruby-symbol-value",
     invalid_hiera_config => "invalid-hiera-config",
     interpolation_method_in_hiera_config => "interpolation-method-in-hiera-config",
 }

@@ -278,11 +278,16 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
                 return Ok(1);
             }
         }
-        let ex = o.explain.unwrap_or_default();
+        let mut ex = o.explain.unwrap_or_default();
+        if matches!(o.result, LookupResult::NotFound) {
+            // `Lookup.lookup` fails with this LookupError, which the CLI appends.
+            ex.reset_to(0);
+            ex.accept_text(not_found_message(&keys));
+        }
         let text = match format.as_str() {
             "s" => ex.explain(),
             "json" => format!("{}\n", ex.to_json()),
-            _ => render_yaml(&Value::from_json(&ex.to_json())),
+            _ => render_yaml(&ruby_symbols(&ex.to_json(), false)),
         };
         let _ = write!(out, "{text}");
         if !text.ends_with('\n') {
@@ -301,20 +306,7 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
             Ok(0)
         }
         LookupResult::NotFound => {
-            let msg = if keys.len() == 1 {
-                format!(
-                    "Function lookup() did not find a value for the name '{}'",
-                    keys[0]
-                )
-            } else {
-                format!(
-                    "Function lookup() did not find a value for any of the names [{}]",
-                    keys.iter()
-                        .map(|k| format!("'{k}'"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
+            let msg = not_found_message(&keys);
             // puppet lookup prints nothing on stdout for a LookupError; say why on stderr.
             let _ = writeln!(std::io::stderr(), "Error: {msg}");
             Ok(1)
@@ -323,6 +315,44 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
             let _ = writeln!(std::io::stderr(), "Error: Could not run: {}", e.message);
             Ok(1)
         }
+    }
+}
+
+/// `Lookup.fail_lookup`.
+fn not_found_message(keys: &[String]) -> String {
+    if keys.len() == 1 {
+        format!(
+            "Function lookup() did not find a value for the name '{}'",
+            keys[0]
+        )
+    } else {
+        format!(
+            "Function lookup() did not find a value for any of the names [{}]",
+            keys.iter()
+                .map(|k| format!("'{k}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// The explain hash as Ruby has it (`to_hash`): symbol keys, and symbols for the `type`,
+/// `event` and `merge` values, which `to_yaml` prints as `:name`.
+fn ruby_symbols(j: &serde_json::Value, symbol_value: bool) -> Value {
+    match j {
+        serde_json::Value::Object(m) => Value::hash(
+            m.iter()
+                .map(|(k, v)| {
+                    let sym = matches!(k.as_str(), "type" | "event" | "merge");
+                    (Value::Symbol(k.as_str().into()), ruby_symbols(v, sym))
+                })
+                .collect(),
+        ),
+        serde_json::Value::Array(a) => {
+            Value::array(a.iter().map(|v| ruby_symbols(v, false)).collect())
+        }
+        serde_json::Value::String(s) if symbol_value => Value::Symbol(s.as_str().into()),
+        other => Value::from_json(other),
     }
 }
 

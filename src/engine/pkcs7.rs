@@ -228,15 +228,17 @@ fn geq(a: &[u32], b: &[u32]) -> bool {
     true
 }
 
+// The borrow walks `a` and `b` in step, `b` possibly shorter: an index reads clearest.
+#[allow(clippy::needless_range_loop)]
 fn sub_in_place(a: &mut [u32], b: &[u32]) {
     let mut borrow = 0i64;
-    for i in 0..a.len() {
-        let x = a[i] as i64 - *b.get(i).unwrap_or(&0) as i64 - borrow;
+    for (i, limb) in a.iter_mut().enumerate() {
+        let x = *limb as i64 - *b.get(i).unwrap_or(&0) as i64 - borrow;
         if x < 0 {
-            a[i] = (x + (1i64 << 32)) as u32;
+            *limb = (x + (1i64 << 32)) as u32;
             borrow = 1;
         } else {
-            a[i] = x as u32;
+            *limb = x as u32;
             borrow = 0;
         }
     }
@@ -263,15 +265,17 @@ impl Mont<'_> {
     }
 
     /// a * b * R^-1 mod n (CIOS).
+    // The carries walk `t`, `a` and `b` by index, as the algorithm is written.
+    #[allow(clippy::needless_range_loop)]
     fn mul(&self, a: &[u32], b: &[u32]) -> Vec<u32> {
         let s = self.s;
         let mut t = vec![0u32; s + 2];
         for i in 0..s {
             let ai = *a.get(i).unwrap_or(&0) as u64;
             let mut c = 0u64;
-            for j in 0..s {
-                let x = t[j] as u64 + ai * (*b.get(j).unwrap_or(&0) as u64) + c;
-                t[j] = x as u32;
+            for (j, tj) in t.iter_mut().enumerate().take(s) {
+                let x = *tj as u64 + ai * (*b.get(j).unwrap_or(&0) as u64) + c;
+                *tj = x as u32;
                 c = x >> 32;
             }
             let x = t[s] as u64 + c;
