@@ -40,7 +40,7 @@ impl Rule for InvalidLookupOptionsRegex {
                 .to_string();
             let blast = match file.module_name() {
                 Some(m) => format!("every lookup of a `{m}::` key"),
-                None => "every lookup (of any key)".to_string(),
+                None => "every lookup, of any key,".to_string(),
             };
             sink.report(
                 Diagnostic::new(
@@ -55,7 +55,8 @@ impl Rule for InvalidLookupOptionsRegex {
                      `Regexp.compile`; Puppet compiles all patterns of the layer when it first \
                      needs options, so {blast} whose hierarchy reads this file fails, keys with \
                      options of their own included: `RegexpError: {}` (reference §3.3; recorded: \
-                     fixtures/conformance/lopts/invalid-regex-pattern)",
+                     fixtures/conformance/lopts/invalid-regex-pattern, \
+                     fixtures/conformance/lopts/invalid-lookbehind)",
                     err.message
                 )),
             );

@@ -270,7 +270,12 @@ impl Cx<'_, '_> {
             .as_str()
             .map(str::to_string)
             .unwrap_or_else(|| self.src().slice(o.key.span).to_string());
-        let help = if name == "strategy" || DEEP_OPTIONS.contains(&name.as_str()) {
+        let help = if name == "strategy" {
+            match o.value.as_str() {
+                Some(s) => format!("help: the strategy belongs in `merge`: `merge: {s}`"),
+                None => "help: the strategy belongs in `merge`".to_string(),
+            }
+        } else if DEEP_OPTIONS.contains(&name.as_str()) {
             format!(
                 "help: `{name}` belongs inside `merge`: `merge: {{strategy: deep, {name}: ...}}`"
             )
@@ -427,18 +432,26 @@ impl Cx<'_, '_> {
             .and_then(|e| e.value.as_str())
             .or_else(|| o.value.as_str())
             .unwrap_or("");
-        let puppet = format!(
-            "Puppet fails {}: `{}` (reference §4.6; recorded: \
-             fixtures/conformance/lopts/entry-shapes, fixtures/conformance/merge/invalid-strategy)",
-            blast(key),
-            message.trim_start()
-        );
         let problems: Vec<&str> = message
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .collect();
+        let count = problems.len();
         for line in problems {
+            // Puppet reports every problem of the entry in one message; each diagnostic quotes
+            // its own line of it.
+            let also = if count > 1 {
+                format!(", one of the {count} problems its message lists")
+            } else {
+                String::new()
+            };
+            let puppet = format!(
+                "Puppet fails {}: `{line}`{also} (reference §4.6; recorded: \
+                 fixtures/conformance/lopts/entry-shapes, \
+                 fixtures/conformance/merge/invalid-strategy)",
+                blast(key)
+            );
             let (span, msg, label, help) = if let Some(name) = line
                 .strip_prefix("Unknown merge strategy: '")
                 .and_then(|r| r.strip_suffix('\''))
@@ -454,12 +467,12 @@ impl Cx<'_, '_> {
                 } else {
                     "help: the strategies are `first`, `unique`, `hash` and `deep`".to_string()
                 };
-                (
-                    span,
-                    format!("unknown merge strategy `{name}`"),
-                    "not a merge strategy".to_string(),
-                    help,
-                )
+                let msg = if name.is_empty() {
+                    "empty merge strategy".to_string()
+                } else {
+                    format!("unknown merge strategy `{name}`")
+                };
+                (span, msg, "not a merge strategy".to_string(), help)
             } else if line.starts_with("The hash given as 'merge' must contain") {
                 (
                     value_span(o),
@@ -504,17 +517,24 @@ impl Cx<'_, '_> {
                     .and_then(|r| r.split(", got ").next())
                     .unwrap_or("another type")
                     .to_string();
+                let takes = if want.contains("Boolean") {
+                    "`true` or `false`"
+                } else if want.contains("String") {
+                    "a String"
+                } else {
+                    want.as_str()
+                };
                 let help = match map
                     .and_then(|m| field(m, opt))
                     .and_then(|e| e.value.as_str())
                 {
                     Some(t @ ("true" | "false")) => format!("help: write `{t}` without quotes"),
-                    _ => format!("help: `{opt}` {want}"),
+                    _ => format!("help: `{opt}` takes {takes}"),
                 };
                 (
                     at,
                     format!("merge option `{opt}` has the wrong type"),
-                    want,
+                    format!("expects {want}"),
                     help,
                 )
             } else {
@@ -527,7 +547,7 @@ impl Cx<'_, '_> {
             };
             let d = Diagnostic::new(&META, self.src(), span, format!("{msg} for `{key}`"))
                 .primary_message(label)
-                .note(puppet.clone())
+                .note(puppet)
                 .note(help);
             self.report(d);
         }

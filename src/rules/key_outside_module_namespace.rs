@@ -57,7 +57,10 @@ impl Rule for KeyOutsideModuleNamespace {
                         e.key.span,
                         format!(
                             "{} key `{written}` in the data of module `{m}`",
-                            other.type_name()
+                            match other {
+                                Value::Undef => "null",
+                                other => other.type_name(),
+                            }
                         ),
                     );
                     if crashes {
@@ -108,8 +111,11 @@ fn outside(file: &LoadedFile, span: crate::span::Span, m: &str, k: &str) -> Diag
          this file, and Puppet 8 also drops the key (§2.4; recorded: \
          fixtures/conformance/module/routing-and-namespace)"
     ));
+    let single = format!("{m}:");
     let help = if let Some(rest) = k.strip_prefix("::") {
         format!("help: drop the leading `::`: `{rest}`")
+    } else if let Some(rest) = k.strip_prefix(&single).filter(|r| !r.starts_with(':')) {
+        format!("help: one colon is missing: `{prefix}{rest}`")
     } else if let Some(rest) = k
         .get(..prefix.len())
         .filter(|p| p.eq_ignore_ascii_case(&prefix))

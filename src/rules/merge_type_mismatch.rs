@@ -190,7 +190,12 @@ fn attribute(env: &EnvAnalysis, g: &Group, key: &str) -> Option<Attribution> {
         match strategy.merge(&memo, &found[i].value) {
             Ok(r) => memo = r,
             Err(e) => {
-                failed = Some(if e.message.trim_start().starts_with("The first element") {
+                let m = e.message.trim_start();
+                failed = Some(if m.starts_with("The first element") {
+                    (i - 1, i)
+                } else if m.starts_with("comparison of ") && unsortable(&found[i - 1].value) {
+                    // sort_merged_arrays: the value whose own arrays cannot be sorted is the
+                    // culprit; when neither is, the lower one that joins the mix.
                     (i - 1, i)
                 } else {
                     (i, i - 1)
@@ -217,6 +222,25 @@ fn attribute(env: &EnvAnalysis, g: &Group, key: &str) -> Option<Attribution> {
         bad: found[bad].take()?,
         other: found[other].take(),
     })
+}
+
+/// Whether `v` holds an array Ruby's `sort` refuses (elements it cannot compare), at any depth.
+fn unsortable(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(a) => {
+                let mut copy: Vec<Value> = a.to_vec();
+                if crate::engine::ruby::ruby_sort(&mut copy).is_err() {
+                    return true;
+                }
+                stack.extend(a.iter());
+            }
+            Value::Hash(h) => stack.extend(h.values()),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The lookup_options entry that gives `key` its merge, among the files of the group's
@@ -336,10 +360,7 @@ fn diagnostic(env: &EnvAnalysis, f: Finding) -> Diagnostic {
                     "the unique merge of `{key}` meets {} here",
                     a_type(&a.bad.value)
                 ),
-                format!(
-                    "{} cannot be merged into an array",
-                    capitalise(&a_type(&a.bad.value))
-                ),
+                format!("{} cannot be merged into an array", a_type(&a.bad.value)),
                 "help: give `{key}` an array (or a single scalar) at every level"
                     .replace("{key}", &key),
             ),
@@ -381,12 +402,4 @@ fn diagnostic(env: &EnvAnalysis, f: Finding) -> Diagnostic {
         message.trim_start()
     ))
     .note(help)
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }

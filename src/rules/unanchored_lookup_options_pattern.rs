@@ -36,11 +36,7 @@ impl Rule for UnanchoredLookupOptionsPattern {
             let help = if trimmed.starts_with('^') {
                 format!("help: remove what comes before the `^`: `{trimmed}`")
             } else {
-                let body = key.strip_prefix(".*").unwrap_or(key);
-                format!(
-                    "help: if it is meant as a pattern, anchor it: `^{body}` (Puppet's patterns \
-                     are searched, so `^` followed by `.*` is the same as no anchor at all)"
-                )
+                format!("help: if it is meant as a pattern, start it with `^`: `^{key}`")
             };
             sink.report(
                 Diagnostic::new(

@@ -122,11 +122,16 @@ fn diagnostic(file: &LoadedFile, u: &Unreachable) -> Diagnostic {
                 } else {
                     String::new()
                 };
-                d = d.note(format!(
-                    "{whose} reads {}{tail}, where each `%{{...}}` stands for one or more \
-                     characters other than `/`",
-                    shown.join(", ")
-                ));
+                let holes = if u
+                    .levels
+                    .iter()
+                    .any(|l| l.location.contains("%{") || l.datadir.contains("%{"))
+                {
+                    ", where each `%{...}` stands for one or more characters other than `/`"
+                } else {
+                    ""
+                };
+                d = d.note(format!("{whose} reads {}{tail}{holes}", shown.join(", ")));
             }
             if let Some(n) = &u.near {
                 let level = &u.levels[n.level];
