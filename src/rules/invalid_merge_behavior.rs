@@ -634,7 +634,7 @@ fn null_lookup_options(project: &Project, sink: &mut Sink) {
         for (gi, g) in env.groups.iter().enumerate() {
             // Files with lookup_options, per layer (a module's default_hierarchy is merged on
             // its own), in hierarchy order.
-            let mut layers: Vec<((Place, bool), Vec<(&LoadedFile, &Entry)>)> = Vec::new();
+            let mut layers: Vec<(LayerId, Vec<LoptsAt<'_>>)> = Vec::new();
             for level in &g.hierarchy.levels {
                 let id = (level.layer.clone(), level.default_hierarchy);
                 for loc in level.locations.iter().flatten() {
@@ -691,6 +691,12 @@ fn null_lookup_options(project: &Project, sink: &mut Sink) {
     }
 }
 
+/// A layer of a group's hierarchy: its place, and whether it is a module's default_hierarchy.
+type LayerId = (Place, bool);
+
+/// A file's `lookup_options` entry.
+type LoptsAt<'p> = (&'p LoadedFile, &'p Entry);
+
 struct Finding<'p> {
     file: &'p LoadedFile,
     span: Span,
@@ -702,7 +708,7 @@ struct Finding<'p> {
 
 /// Puppet's hash merge of one layer's `lookup_options` values, in priority order: the null
 /// value it fails on, the value it was merged with, and the message.
-fn merge_failure<'p>(place: &Place, files: &[(&'p LoadedFile, &'p Entry)]) -> Option<Finding<'p>> {
+fn merge_failure<'p>(place: &Place, files: &[LoptsAt<'p>]) -> Option<Finding<'p>> {
     let hash = MergeStrategy::of(StrategyKind::Hash);
     let values: Vec<Value> = files.iter().map(|(_, e)| e.value.to_value()).collect();
     let mut memo = values.first()?.clone();
