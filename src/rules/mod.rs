@@ -6,15 +6,21 @@
 //! hiera.yaml, H2xx interpolation, H3xx facts and variables, H4xx lookup_options and merges,
 //! H9xx hieralint itself (configuration, suppressions).
 
+pub mod alias_not_entire_string;
 pub mod duplicate_key;
 pub mod forbidden_yaml_tag;
+pub mod interp_sites;
+pub mod interpolated_key_not_found;
+pub mod interpolation_loop;
 pub mod interpolation_method_in_hiera_config;
+pub mod interpolation_syntax_error;
 pub mod invalid_config;
 pub mod invalid_fact_set;
 pub mod invalid_hiera_config;
 pub mod invalid_lookup_options_regex;
 pub mod invalid_merge_behavior;
 pub mod key_outside_module_namespace;
+pub mod legacy_fact;
 pub mod lookup_options_outside_namespace;
 pub mod lopts;
 pub mod malformed_eyaml;
@@ -26,6 +32,8 @@ pub mod reach;
 pub mod ruby_symbol_value;
 pub mod tree;
 pub mod unanchored_lookup_options_pattern;
+pub mod undefined_variable;
+pub mod unknown_interpolation_method;
 pub mod unknown_rule_in_suppression;
 pub mod unquoted_date;
 pub mod unquoted_interpolation;
@@ -159,6 +167,13 @@ static REGISTRY: &[&dyn Rule] = &[
     &invalid_hiera_config::InvalidHieraConfig,
     &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
     &unreachable_data_file::UnreachableDataFile,
+    &interpolation_syntax_error::InterpolationSyntaxError,
+    &unknown_interpolation_method::UnknownInterpolationMethod,
+    &alias_not_entire_string::AliasNotEntireString,
+    &interpolated_key_not_found::InterpolatedKeyNotFound,
+    &interpolation_loop::InterpolationLoop,
+    &legacy_fact::LegacyFact,
+    &undefined_variable::UndefinedVariable,
     &lookup_options_outside_namespace::LookupOptionsOutsideNamespace,
     &key_outside_module_namespace::KeyOutsideModuleNamespace,
     &invalid_lookup_options_regex::InvalidLookupOptionsRegex,
