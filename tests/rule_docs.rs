@@ -58,7 +58,8 @@ fn place(body: &str) -> (String, String) {
 fn file_start(line: &str) -> Option<&str> {
     let p = line.strip_prefix("# ")?;
     let ok = !p.is_empty()
-        && p.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c))
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c))
         && [".yaml", ".yml", ".json", ".eyaml", ".conf"]
             .iter()
             .any(|e| p.ends_with(e));

@@ -2,12 +2,14 @@
 //! values its levels give cannot be merged (a unique merge meeting a hash or nil at a lower
 //! level, a hash merge meeting a string, `sort_merged_arrays` over mixed types).
 //!
-//! The engine decides: each group's shared lookup outcomes ([`Group::outcomes`]) are scanned
-//! for merge errors. Only for a failing key is the lookup run again with an explanation, which
-//! names the merge strategy and the value each location gave (in priority order, paired with
-//! the outcome's provenance for spans); replaying Puppet's pairwise merge over those values
-//! finds the pair it fails on. Environments whose lookup_options set no merging strategy are
-//! skipped without asking the engine anything.
+//! The engine decides. A static pre-filter keeps only the keys some lookup_options entry gives
+//! a merging strategy (only those can fail on types); for each group of nodes those keys are
+//! looked up exactly as [`Group::outcomes`] looks them up, so the engine's shared result cache
+//! serves both. Only a key that fails with a merge error is looked up again with an
+//! explanation, which names the merge strategy and the value each location gave (in priority
+//! order, paired with the outcome's provenance for spans); replaying Puppet's pairwise merge
+//! over those values finds the pair it fails on. Environments whose lookup_options set no
+//! merging strategy are skipped without asking the engine anything.
 //!
 //! [`Group::outcomes`]: crate::analysis::Group::outcomes
 
@@ -56,24 +58,69 @@ impl Rule for MergeTypeMismatch {
     }
 }
 
+/// The lookup_options keys of a file whose entry asks for a merge other than first-found.
+fn merging_keys(f: &crate::project::LoadedFile) -> Vec<&str> {
+    lopts::entries(f)
+        .into_iter()
+        .filter(|e| {
+            let Some(m) = e.value.as_map() else {
+                return false;
+            };
+            let Some(merge) = lopts::effective_entries(m)
+                .into_iter()
+                .find(|o| o.key.as_str() == Some("merge"))
+            else {
+                return false;
+            };
+            MergeStrategy::parse(&merge.value.to_value()).is_ok_and(|s| !s.is_first_found())
+        })
+        .filter_map(|e| e.key.as_str())
+        .collect()
+}
+
 /// Whether a file's lookup_options give some key a merge other than first-found (the only
-/// lookups that can fail on types; the static pre-filter).
+/// lookups that can fail on types).
 fn sets_merge(f: &crate::project::LoadedFile) -> bool {
-    lopts::entries(f).iter().any(|e| {
-        let Some(m) = e.value.as_map() else {
-            return false;
+    !merging_keys(f).is_empty()
+}
+
+/// The static pre-filter: the keys some lookup_options entry of the environment (or of one of
+/// its modules) gives a merging strategy, literally or by pattern. A superset of the keys whose
+/// effective merge is not first-found (which entry wins is the engine's business), so no
+/// failing key is missed and most keys are never looked up here.
+struct Candidates {
+    literal: std::collections::HashSet<String>,
+    patterns: Vec<Arc<onig::Regex>>,
+}
+
+impl Candidates {
+    fn of(project: &Project, env: &EnvAnalysis) -> Candidates {
+        let mut c = Candidates {
+            literal: Default::default(),
+            patterns: Vec::new(),
         };
-        let Some(merge) = lopts::effective_entries(m)
-            .into_iter()
-            .find(|o| o.key.as_str() == Some("merge"))
-        else {
-            return false;
-        };
-        match MergeStrategy::parse(&merge.value.to_value()) {
-            Ok(s) => !s.is_first_found(),
-            Err(_) => false,
+        for f in project
+            .files
+            .iter()
+            .filter(|f| f.env_root.as_deref() == Some(&*env.root))
+        {
+            for k in merging_keys(f) {
+                if k.starts_with('^') {
+                    // A pattern Ruby refuses breaks every lookup instead (H403).
+                    if let Ok(re) = ruby_regex(k) {
+                        c.patterns.push(re);
+                    }
+                } else {
+                    c.literal.insert(k.to_string());
+                }
+            }
         }
-    })
+        c
+    }
+
+    fn contains(&self, key: &str) -> bool {
+        self.literal.contains(key) || self.patterns.iter().any(|re| regex_search(re, key))
+    }
 }
 
 /// Whether a lookup error is a merge failure on the values' types (reference §4.3-§4.5).
@@ -284,9 +331,54 @@ struct Finding {
 }
 
 fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
+    let candidates = Candidates::of(project, env);
+    // The keys a group's hierarchy defines come from the files its resolved levels name.
+    let by_path: std::collections::HashMap<&Path, &crate::project::LoadedFile> = project
+        .files
+        .iter()
+        .filter(|f| f.env_root.as_deref() == Some(&*env.root))
+        .map(|f| (f.source.path.as_path(), f))
+        .collect();
     let mut found: BTreeMap<(PathBuf, u32, u32, String), Finding> = BTreeMap::new();
     for (gi, g) in env.groups.iter().enumerate() {
-        for (key, outcome) in g.outcomes(env) {
+        let Some(&rep) = g.nodes.first() else {
+            continue;
+        };
+        // The candidate keys this group's data defines, looked up as `Group::outcomes` looks
+        // them up (same session scope, same request), so the engine's shared result cache
+        // serves both: a rule that computed the group's outcomes already paid for these.
+        let mut keys: Vec<String> = Vec::new();
+        for level in &g.hierarchy.levels {
+            for loc in level.locations.iter().flatten() {
+                if !loc.exists || loc.is_uri {
+                    continue;
+                }
+                let Some(map) = by_path
+                    .get(Path::new(&loc.location))
+                    .and_then(|f| f.doc.root.as_ref())
+                    .and_then(|r| r.as_map())
+                else {
+                    continue;
+                };
+                keys.extend(
+                    map.entries
+                        .iter()
+                        .filter_map(|e| match e.key.to_value() {
+                            Value::String(k) | Value::Symbol(k) => Some(k.to_string()),
+                            _ => None,
+                        })
+                        .filter(|k| k != lopts::LOOKUP_OPTIONS && candidates.contains(k)),
+                );
+            }
+        }
+        if keys.is_empty() {
+            continue;
+        }
+        keys.sort();
+        keys.dedup();
+        let session = env.engine.session(env.nodes[rep].scope.clone());
+        for key in &keys {
+            let outcome = session.lookup(&LookupRequest::new(&request(key)));
             let Some(err) = outcome.error() else { continue };
             if !is_merge_error(&err.message) {
                 continue;
