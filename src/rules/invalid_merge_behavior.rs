@@ -629,6 +629,12 @@ fn null_lookup_options(project: &Project, sink: &mut Sink) {
         if !has_null(&env.root) {
             continue;
         }
+        let by_path: std::collections::HashMap<&Path, &LoadedFile> = project
+            .files
+            .iter()
+            .filter(|f| f.env_root.as_deref() == Some(&*env.root))
+            .map(|f| (f.source.path.as_path(), f))
+            .collect();
         // (file, span) → (diagnostic parts, groups)
         let mut found: BTreeMap<(PathBuf, u32), (Finding, Vec<usize>)> = BTreeMap::new();
         for (gi, g) in env.groups.iter().enumerate() {
@@ -641,7 +647,7 @@ fn null_lookup_options(project: &Project, sink: &mut Sink) {
                     if loc.is_uri || !loc.exists {
                         continue;
                     }
-                    let Some(f) = project.file(Path::new(&loc.location)) else {
+                    let Some(&f) = by_path.get(Path::new(&loc.location)) else {
                         continue;
                     };
                     let Some(e) = lopts::top_entry(f) else {
