@@ -19,12 +19,13 @@ use lsp_types::{
 };
 
 use crate::check;
-use crate::diag::{Diagnostic, Label, Severity};
+use crate::diag::{self, Diagnostic, Label, Severity};
 use crate::engine::PuppetVersion;
 use crate::facts::{self, FactsError};
 use crate::loader::{self, Format};
 use crate::project::{FileRole, Layer, LoadedFile, Project};
-use crate::rules::Rule;
+use crate::rules::{Rule, RuleMeta};
+use crate::run;
 use crate::scan::{self, ScanError};
 use crate::span::SourceFile;
 
@@ -72,6 +73,10 @@ pub(crate) struct Env {
     scan_errors: Vec<ScanError>,
     fact_errors: Vec<FactsError>,
     pub settings: EnvSettings,
+    /// Every rule the run knows, the codes enabled, and the rules that run.
+    known: Vec<&'static RuleMeta>,
+    enabled: BTreeSet<&'static str>,
+    to_run: Vec<&'static dyn Rule>,
     dirty: bool,
     /// What the client was last sent, by file: the diagnostics of the last check.
     pub published: HashMap<PathBuf, Vec<Diagnostic>>,
@@ -159,13 +164,45 @@ fn puppet_version(v: u8) -> PuppetVersion {
 }
 
 impl Env {
-    fn load(root: PathBuf, kind: EnvKind, init: &InitOptions) -> Env {
-        let (mut project, scan_errors) = scan::load_project(std::slice::from_ref(&root));
+    /// Loads an environment (or module, or loose file) as `hieralint check` would: its
+    /// configuration, the rules it enables, the files it does not exclude, the rules' options
+    /// and its fact sets.
+    fn load(root: PathBuf, kind: EnvKind, init: &InitOptions, rules: &[&'static dyn Rule]) -> Env {
         let settings_dir = match kind {
             EnvKind::Loose => root.parent().unwrap_or(&root).to_path_buf(),
             _ => root.clone(),
         };
-        let settings = EnvSettings::resolve(init, &settings_dir);
+        let mut run_opts = run::RunOptions::new(vec![root.clone()]);
+        run_opts.registry = rules.to_vec();
+        let known = run_opts.known();
+        let settings = EnvSettings::resolve(init, &settings_dir, &known);
+        run_opts.settings = settings.settings.clone();
+        let enabled = run::enabled_codes(&run_opts, &known);
+        let to_run = rules
+            .iter()
+            .copied()
+            .filter(|r| enabled.contains(r.meta().code))
+            .collect();
+        let exclude: Option<scan::PathFilter> = if settings.settings.exclude.is_empty() {
+            None
+        } else {
+            let s = Arc::new(settings.settings.clone());
+            Some(Arc::new(move |p: &Path| s.is_excluded(p)))
+        };
+        let scanned = scan::load_project_with(
+            std::slice::from_ref(&root),
+            &scan::ScanOptions {
+                exclude,
+                ..Default::default()
+            },
+        );
+        let mut project = scanned.project;
+        let scan_errors = scanned.errors;
+        for (code, rc) in &settings.settings.rules {
+            if !rc.options.is_empty() {
+                project.rule_options.insert(code, rc.options.clone());
+            }
+        }
         let fact_errors = match kind {
             EnvKind::Loose => Vec::new(),
             _ => {
@@ -182,23 +219,29 @@ impl Env {
             scan_errors,
             fact_errors,
             settings,
+            known,
+            enabled,
+            to_run,
             dirty: true,
             published: HashMap::new(),
         }
     }
 
-    /// Reads the settings again; reloads the fact sets when they or their files changed.
-    fn reload_settings(&mut self, init: &InitOptions) {
+    /// Reads the fact sets again (after their files changed).
+    fn reload_facts(&mut self) {
         if self.kind == EnvKind::Loose {
             return;
         }
-        self.settings = EnvSettings::resolve(init, &self.root);
         let (sets, errors) = facts::load_fact_sets(&self.settings.facts);
         self.project.fact_sets = sets;
         self.fact_errors = errors;
-        self.project.puppet = Some(puppet_version(self.settings.puppet));
         self.project.invalidate_analysis();
         self.dirty = true;
+    }
+
+    /// Whether the configuration leaves `path` out of the run (`exclude`).
+    fn excludes(&self, path: &Path) -> bool {
+        !self.settings.settings.exclude.is_empty() && self.settings.settings.is_excluded(path)
     }
 
     /// The role and layer a file that is not (yet) in the project would have: a hiera.yaml of
@@ -245,6 +288,9 @@ impl Env {
     /// Puts a text in the project for `path` (an open buffer, or the disk content); returns
     /// false when the file is not part of this project.
     fn put(&mut self, path: &Path, bytes: &[u8]) -> bool {
+        if self.excludes(path) {
+            return false;
+        }
         let existing = self
             .project
             .file(path)
@@ -360,7 +406,7 @@ impl Workspace {
             let env = self
                 .envs
                 .entry(root.clone())
-                .or_insert_with(|| Env::load(root.clone(), kind, &self.init));
+                .or_insert_with(|| Env::load(root.clone(), kind, &self.init, &self.rules));
             if env.contains(path) || env.classify(path).is_some() {
                 return root;
             }
@@ -369,7 +415,7 @@ impl Workspace {
         let key = path.to_path_buf();
         self.envs
             .entry(key.clone())
-            .or_insert_with(|| Env::load(key.clone(), EnvKind::Loose, &self.init));
+            .or_insert_with(|| Env::load(key.clone(), EnvKind::Loose, &self.init, &self.rules));
         key
     }
 
@@ -377,7 +423,8 @@ impl Workspace {
     pub fn open(&mut self, path: &Path, uri: Uri, text: String, version: i32) {
         let key = self.env_for(path);
         if let Some(env) = self.envs.get_mut(&key) {
-            if !env.put(path, text.as_bytes()) && env.kind == EnvKind::Loose {
+            if !env.put(path, text.as_bytes()) && env.kind == EnvKind::Loose && !env.excludes(path)
+            {
                 // A loose file that does not exist on disk yet: check the buffer alone.
                 let role = if path.file_name().is_some_and(|n| n == "hiera.yaml") {
                     FileRole::HieraConfig
@@ -462,7 +509,7 @@ impl Workspace {
     pub fn files_changed(&mut self, changes: &[(PathBuf, FileChangeType)]) {
         let mut seen = BTreeSet::new();
         let mut reload: BTreeSet<PathBuf> = BTreeSet::new();
-        let mut settings: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut facts: BTreeSet<PathBuf> = BTreeSet::new();
         for (path, kind) in changes {
             if !seen.insert((path.clone(), format!("{kind:?}"))) {
                 continue;
@@ -470,18 +517,22 @@ impl Workspace {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             for (key, env) in self.envs.iter_mut() {
                 if env.kind == EnvKind::Loose {
-                    if key == path && !self.docs.contains_key(path) {
+                    let config_dir = path.parent().unwrap_or(path);
+                    if name == CONFIG_FILE && env.root.starts_with(config_dir) {
+                        reload.insert(key.clone());
+                    } else if key == path && !self.docs.contains_key(path) {
                         env.revert_to_disk(path);
                     }
                     continue;
                 }
+                // The configuration decides the rules, exclusions and fact sets: load again.
                 let config_dir = path.parent().unwrap_or(path);
                 if name == CONFIG_FILE && env.root.starts_with(config_dir) {
-                    settings.insert(key.clone());
+                    reload.insert(key.clone());
                     continue;
                 }
                 if env.settings.facts.iter().any(|f| path.starts_with(f)) {
-                    settings.insert(key.clone());
+                    facts.insert(key.clone());
                 }
                 if !path.starts_with(&env.root) {
                     continue;
@@ -502,12 +553,12 @@ impl Workspace {
                 }
             }
         }
-        for key in reload {
-            self.reload_env(&key);
+        for key in &reload {
+            self.reload_env(key);
         }
-        for key in settings {
-            if let Some(env) = self.envs.get_mut(&key) {
-                env.reload_settings(&self.init);
+        for key in facts.difference(&reload) {
+            if let Some(env) = self.envs.get_mut(key) {
+                env.reload_facts();
             }
         }
     }
@@ -518,7 +569,7 @@ impl Workspace {
         let Some(old) = self.envs.remove(key) else {
             return;
         };
-        let mut env = Env::load(old.root.clone(), old.kind, &self.init);
+        let mut env = Env::load(old.root.clone(), old.kind, &self.init, &self.rules);
         env.published = old.published;
         for (path, doc) in &self.docs {
             if doc.env == key {
@@ -556,12 +607,23 @@ impl Workspace {
                 continue;
             };
             env.dirty = false;
+            // The `hieralint check` pipeline: the rules, then suppressions, levels and
+            // per-file-ignores, then what is wrong in the configuration file.
             let found = check::diagnose(
                 &env.project,
                 &env.scan_errors,
                 &env.fact_errors,
-                &self.rules,
+                &env.to_run,
             );
+            let (mut found, _) = run::settle(
+                &env.project,
+                found,
+                &env.settings.settings,
+                &env.known,
+                &env.enabled,
+            );
+            found.extend(env.settings.config_diagnostics.iter().cloned());
+            diag::sort_and_dedup(&mut found);
             let mut by_path: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
             for d in found {
                 by_path
