@@ -3,15 +3,19 @@
 //! diagnostics the client was last sent.
 //!
 //! An edit re-parses only the edited buffer and puts it in the project
-//! ([`Project::set_file`]); the next [`Workspace::check`] re-runs the whole `check` pipeline
-//! ([`check::diagnose`]) over that environment's project, so rules that look across files (and
-//! the lookup engine, which reads the project's files) see the unsaved text, and publishes the
-//! files whose diagnostics changed. Nothing else is read from disk again until the disk changes
+//! ([`Project::set_file`]); the next [`Workspace::check`] runs the `check` pipeline over that
+//! environment's project: the per-file phases of the rules for the files whose text changed
+//! (the others' findings are kept), every project phase (so rules that look across files, and
+//! the lookup engine, which reads the project's files, see the unsaved text), then
+//! suppressions, levels and per-file-ignores ([`run::settle`]); and it publishes the files
+//! whose diagnostics changed. Nothing else is read from disk again until the disk changes
 //! ([`Workspace::files_changed`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use rayon::prelude::*;
 
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, FileChangeType, Location, NumberOrString,
@@ -77,6 +81,9 @@ pub(crate) struct Env {
     known: Vec<&'static RuleMeta>,
     enabled: BTreeSet<&'static str>,
     to_run: Vec<&'static dyn Rule>,
+    /// The per-file phases' findings by file, with the text they were computed on: a check
+    /// runs them again only for files whose text changed (see [`Env::diagnostics`]).
+    file_results: HashMap<PathBuf, (Arc<SourceFile>, Vec<Diagnostic>)>,
     dirty: bool,
     /// What the client was last sent, by file: the diagnostics of the last check.
     pub published: HashMap<PathBuf, Vec<Diagnostic>>,
@@ -222,6 +229,7 @@ impl Env {
             known,
             enabled,
             to_run,
+            file_results: HashMap::new(),
             dirty: true,
             published: HashMap::new(),
         }
@@ -236,6 +244,7 @@ impl Env {
         self.project.fact_sets = sets;
         self.fact_errors = errors;
         self.project.invalidate_analysis();
+        self.file_results.clear();
         self.dirty = true;
     }
 
@@ -295,6 +304,7 @@ impl Env {
             .project
             .file(path)
             .map(|f| (f.role.clone(), f.layer.clone(), f.env_root.clone()));
+        let added = existing.is_none();
         let (role, layer, env_root) = match existing {
             Some(x) => x,
             None => match self.classify(path) {
@@ -302,6 +312,11 @@ impl Env {
                 None => return false,
             },
         };
+        if role == FileRole::HieraConfig || added {
+            // Per-file phases may read the configuration, and a hiera.yaml's may look at which
+            // files exist: check every file again.
+            self.file_results.clear();
+        }
         self.project
             .set_file(load_text(path, bytes, role, layer, env_root));
         self.dirty = true;
@@ -315,12 +330,71 @@ impl Env {
             Ok(bytes) if bytes.len() as u64 <= scan::MAX_FILE_BYTES => {
                 self.put(path, &bytes);
             }
-            _ => {
-                if self.project.remove_file(path).is_some() {
-                    self.dirty = true;
-                }
-            }
+            _ => self.remove(path),
         }
+    }
+
+    fn remove(&mut self, path: &Path) {
+        if self.project.remove_file(path).is_some() {
+            // (see `put`)
+            self.file_results.clear();
+            self.dirty = true;
+        }
+    }
+
+    /// What `hieralint check` reports for this project, before suppressions and levels:
+    /// [`check::diagnose`], except that the per-file phases run only for the files whose text
+    /// changed since the last call. The `Rule` contract makes that exact: a per-file phase
+    /// reads its file and project-wide settings (cross-file findings belong to
+    /// `check_project`, which always runs); the cache is dropped when a hiera.yaml, the fact
+    /// sets or the configuration change, or when a file comes or goes.
+    fn diagnostics(&mut self) -> Vec<Diagnostic> {
+        let Env {
+            project,
+            file_results,
+            to_run,
+            ..
+        } = self;
+        let stale: Vec<&LoadedFile> = project
+            .files
+            .iter()
+            .filter(|f| {
+                !file_results
+                    .get(&f.source.path)
+                    .is_some_and(|(s, _)| Arc::ptr_eq(s, &f.source))
+            })
+            .collect();
+        let fresh: Vec<(PathBuf, Arc<SourceFile>, Vec<Diagnostic>)> = stale
+            .par_iter()
+            .map(|f| {
+                (
+                    f.source.path.clone(),
+                    f.source.clone(),
+                    check::run_file_rules(project, f, to_run),
+                )
+            })
+            .collect();
+        for (path, source, found) in fresh {
+            file_results.insert(path, (source, found));
+        }
+        if file_results.len() > project.files.len() {
+            let present: BTreeSet<&Path> = project
+                .files
+                .iter()
+                .map(|f| f.source.path.as_path())
+                .collect();
+            file_results.retain(|p, _| present.contains(p.as_path()));
+        }
+        let mut found: Vec<Diagnostic> = project
+            .files
+            .iter()
+            .filter_map(|f| file_results.get(&f.source.path))
+            .flat_map(|(_, d)| d.iter().cloned())
+            .collect();
+        found.extend(check::run_project_rules(project, to_run));
+        found.extend(check::own_diagnostics(&self.scan_errors, &self.fact_errors));
+        diag::sort_and_dedup(&mut found);
+        found
     }
 
     pub fn contains(&self, path: &Path) -> bool {
@@ -545,9 +619,7 @@ impl Workspace {
                     continue;
                 }
                 if *kind == FileChangeType::DELETED {
-                    if env.project.remove_file(path).is_some() {
-                        env.dirty = true;
-                    }
+                    env.remove(path);
                 } else {
                     env.revert_to_disk(path);
                 }
@@ -609,12 +681,7 @@ impl Workspace {
             env.dirty = false;
             // The `hieralint check` pipeline: the rules, then suppressions, levels and
             // per-file-ignores, then what is wrong in the configuration file.
-            let found = check::diagnose(
-                &env.project,
-                &env.scan_errors,
-                &env.fact_errors,
-                &env.to_run,
-            );
+            let found = env.diagnostics();
             let (mut found, _) = run::settle(
                 &env.project,
                 found,
@@ -759,5 +826,117 @@ mod tests {
         let loose = Path::new("/nonexistent-hieralint/x.yaml");
         assert_eq!(discover(loose, &[]), (loose.to_path_buf(), EnvKind::Loose));
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+
+    /// What was published, as comparable tuples.
+    fn published(ws: &Workspace) -> Vec<(PathBuf, u32, u32, &'static str, String)> {
+        let mut v: Vec<_> = ws
+            .envs
+            .values()
+            .flat_map(|e| e.published.values().flatten())
+            .map(|d| {
+                (
+                    d.primary.file.path.clone(),
+                    d.primary.span.start,
+                    d.primary.span.end,
+                    d.rule.code,
+                    d.message.clone(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The same, from scratch: `check::diagnose` over the whole project, then `run::settle`.
+    fn full(ws: &Workspace) -> Vec<(PathBuf, u32, u32, &'static str, String)> {
+        let mut v = Vec::new();
+        for env in ws.envs.values() {
+            let found = check::diagnose(
+                &env.project,
+                &env.scan_errors,
+                &env.fact_errors,
+                &env.to_run,
+            );
+            let (found, _) = run::settle(
+                &env.project,
+                found,
+                &env.settings.settings,
+                &env.known,
+                &env.enabled,
+            );
+            v.extend(found.into_iter().map(|d| {
+                (
+                    d.primary.file.path.clone(),
+                    d.primary.span.start,
+                    d.primary.span.end,
+                    d.rule.code,
+                    d.message,
+                )
+            }));
+        }
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn incremental_checks_equal_full_checks() {
+        let root = std::env::temp_dir()
+            .join(format!("hieralint-incremental-{}", std::process::id()))
+            .join("production");
+        let _ = std::fs::remove_dir_all(&root);
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lsp/env"),
+            &root,
+        );
+        let mut ws = Workspace::new(WorkspaceOptions {
+            rules: crate::rules::registry().to_vec(),
+            init: InitOptions::default(),
+            encoding: Encoding::Utf16,
+            roots: vec![root.clone()],
+        });
+        let common = root.join("data/common.yaml");
+        let hiera = root.join("hiera.yaml");
+        for p in [&common, &hiera] {
+            let text = std::fs::read_to_string(p).unwrap();
+            ws.open(p, uri::from_path(p), text, 1);
+        }
+        ws.check();
+        assert_eq!(published(&ws), full(&ws));
+        let edit = |line: u32, col: u32, end: u32, text: &str| TextDocumentContentChangeEvent {
+            range: Some(Range::new(
+                lsp_types::Position::new(line, col),
+                lsp_types::Position::new(line, end),
+            )),
+            range_length: None,
+            text: text.into(),
+        };
+        let steps: Vec<(&PathBuf, TextDocumentContentChangeEvent)> = vec![
+            (&common, edit(14, 0, 0, "flag: on\nwhen: 2024-01-01\n")),
+            (&common, edit(14, 0, 0, "dup: 1\ndup: 2\n")),
+            (&hiera, edit(7, 17, 17, "%{lookup('x')}")),
+            (&common, edit(14, 0, 6, "")),
+            (&hiera, edit(7, 17, 31, "")),
+            (&common, edit(0, 0, 3, "- a list")),
+        ];
+        for (i, (path, change)) in steps.into_iter().enumerate() {
+            ws.change(path, 2 + i as i32, vec![change]);
+            ws.check();
+            assert_eq!(published(&ws), full(&ws), "after step {i}");
+        }
+        assert!(!published(&ws).is_empty());
+        let _ = std::fs::remove_dir_all(root.parent().unwrap());
     }
 }
