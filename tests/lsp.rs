@@ -575,6 +575,25 @@ fn configuration_and_fact_sets_are_reloaded_when_they_change_on_disk() {
     assert!(md.contains("_No fact sets configured"), "{md}");
     assert!(md.contains("**no facts**"), "{md}");
     assert!(!md.contains("bob"), "{md}");
+    // In a node's file: also the node its name implies (`trusted.certname` = web01.example.com).
+    let node = env.join("data/nodes/web01.example.com.yaml");
+    c.open(&node, 1);
+    let md = c.hover(&node, 1, 3)["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let implied = md
+        .find("**implied by data/nodes/web01.example.com.yaml**")
+        .expect(&md);
+    assert!(
+        md[implied..].contains("alice:\n  uid: 1001\nbob:\n  uid: 1002"),
+        "{md}"
+    );
+    assert!(!md[..implied].contains("bob"), "{md}");
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&node)}}),
+    );
     // The server asked to watch the configuration files.
     let first = c.server_requests[0].clone();
     assert_eq!(first["method"], "client/registerCapability");
@@ -746,6 +765,37 @@ fn configuration_and_inline_suppressions_apply_as_in_check() {
     );
     assert_eq!(c.diagnostics_for(&file)["diagnostics"], json!([]));
     assert_eq!(c.diagnostics_for(&config)["diagnostics"], json!([]));
+    assert_eq!(c.finish().code(), Some(0));
+}
+
+#[test]
+fn a_file_outside_any_environment_is_checked_alone() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lsp-loose-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("loose.yaml");
+    std::fs::write(&file, "---\nflag: on\n").unwrap();
+    let (mut c, _) = Client::start(&dir, json!({}), json!({}));
+    c.open(&file, 1);
+    let d = c.diagnostics_for(&file);
+    assert_eq!(d["diagnostics"][0]["code"], "H005");
+    assert_eq!(d["diagnostics"][0]["range"], range(1, 6, 1, 8));
+    // a buffer that is not on disk yet
+    let new = dir.join("new.yaml");
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&new), "languageId": "yaml", "version": 1,
+               "text": "a: 1\na: 2\n"}}),
+    );
+    let d = c.diagnostics_for(&new);
+    assert_eq!(d["diagnostics"][0]["code"], "H002", "{d}");
+    // closing it clears its diagnostics
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&new)}}),
+    );
+    assert_eq!(c.diagnostics_for(&new)["diagnostics"], json!([]));
     assert_eq!(c.finish().code(), Some(0));
 }
 
