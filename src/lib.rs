@@ -28,3 +28,4 @@ pub mod settings;
 pub mod span;
 pub mod suppress;
 pub mod value;
+pub mod value_span;

@@ -67,8 +67,10 @@ pub fn looks_like_environment(dir: &Path) -> bool {
         || dir.join("hieradata").is_dir()
 }
 
+/// A module has `metadata.json`; a control repo that also has one (example42's psick does) is
+/// an environment when it has `environment.conf`, which modules never have.
 pub fn looks_like_module(dir: &Path) -> bool {
-    dir.join("metadata.json").is_file()
+    dir.join("metadata.json").is_file() && !dir.join("environment.conf").is_file()
 }
 
 /// Reads the `datadir`s a hiera.yaml names (literally, up to the first interpolation), so the

@@ -71,4 +71,11 @@ rule_tests! {
     ruby_symbol_value => "ruby-symbol-value",
     invalid_hiera_config => "invalid-hiera-config",
     interpolation_method_in_hiera_config => "interpolation-method-in-hiera-config",
+    interpolation_syntax_error => "interpolation-syntax-error",
+    unknown_interpolation_method => "unknown-interpolation-method",
+    alias_not_entire_string => "alias-not-entire-string",
+    interpolated_key_not_found => "interpolated-key-not-found",
+    interpolation_loop => "interpolation-loop",
+    legacy_fact => "legacy-fact",
+    undefined_variable => "undefined-variable",
 }

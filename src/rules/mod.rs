@@ -6,18 +6,26 @@
 //! hiera.yaml, H2xx interpolation, H3xx facts and variables, H4xx lookup_options and merges,
 //! H9xx hieralint itself (configuration, suppressions).
 
+pub mod alias_not_entire_string;
 pub mod duplicate_key;
 pub mod forbidden_yaml_tag;
+pub mod interp_sites;
+pub mod interpolated_key_not_found;
+pub mod interpolation_loop;
 pub mod interpolation_method_in_hiera_config;
+pub mod interpolation_syntax_error;
 pub mod invalid_config;
 pub mod invalid_fact_set;
 pub mod invalid_hiera_config;
+pub mod legacy_fact;
 pub mod malformed_eyaml;
 pub mod misplaced_suppression;
 pub mod multiple_yaml_documents;
 pub mod non_hash_data_file;
 pub mod ruby_symbol_value;
 pub mod tree;
+pub mod undefined_variable;
+pub mod unknown_interpolation_method;
 pub mod unknown_rule_in_suppression;
 pub mod unquoted_date;
 pub mod unquoted_interpolation;
@@ -153,6 +161,13 @@ static REGISTRY: &[&dyn Rule] = &[
     &ruby_symbol_value::RubySymbolValue,
     &invalid_hiera_config::InvalidHieraConfig,
     &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
+    &interpolation_syntax_error::InterpolationSyntaxError,
+    &unknown_interpolation_method::UnknownInterpolationMethod,
+    &alias_not_entire_string::AliasNotEntireString,
+    &interpolated_key_not_found::InterpolatedKeyNotFound,
+    &interpolation_loop::InterpolationLoop,
+    &legacy_fact::LegacyFact,
+    &undefined_variable::UndefinedVariable,
 ];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
