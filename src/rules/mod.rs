@@ -137,10 +137,14 @@ impl Sink {
 pub trait Rule: Send + Sync {
     fn meta(&self) -> &'static RuleMeta;
 
-    /// Once per loaded data file (YAML, JSON, HOCON), in parallel.
+    /// Once per loaded data file (YAML, JSON, HOCON), in parallel. The findings may depend on
+    /// this file, on hiera.yaml files, on which files exist and on project-wide settings (fact
+    /// sets, Puppet version, rule options), not on the content of other data files: the language
+    /// server runs it again only for the files whose text changed (cross-file findings belong
+    /// in `check_project`).
     fn check_data_file(&self, _project: &Project, _file: &LoadedFile, _sink: &mut Sink) {}
 
-    /// Once per hiera.yaml, in parallel.
+    /// Once per hiera.yaml, in parallel (the same dependencies as `check_data_file`).
     fn check_hiera_config(&self, _project: &Project, _file: &LoadedFile, _sink: &mut Sink) {}
 
     /// Once per run, after the engine is built: cross-file and fact-set rules.
