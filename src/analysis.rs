@@ -118,22 +118,29 @@ impl Group {
 impl EnvAnalysis {
     /// The names of the nodes of some groups, for messages: `web01, web02 and 3 more`.
     pub fn describe(&self, groups: &[usize]) -> String {
-        let mut names: Vec<&str> = groups
+        let nodes: Vec<usize> = groups
             .iter()
-            .flat_map(|&g| {
-                self.groups[g]
-                    .nodes
-                    .iter()
-                    .map(|&n| self.nodes[n].name.as_str())
-            })
+            .flat_map(|&g| self.groups[g].nodes.iter().copied())
             .collect();
+        self.describe_nodes(&nodes)
+    }
+
+    /// The names of some nodes (indices into [`EnvAnalysis::nodes`]), for messages, as
+    /// [`EnvAnalysis::describe`] gives them for groups.
+    pub fn describe_nodes(&self, nodes: &[usize]) -> String {
+        // Count nodes, not names: fact sets may share a certname (facterdb's all say
+        // `foo.example.com`); a name is listed once.
+        let mut ids: Vec<usize> = nodes.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let n = ids.len();
+        let mut names: Vec<&str> = ids.iter().map(|&i| self.nodes[i].name.as_str()).collect();
         names.sort_unstable();
         names.dedup();
         let total = self.nodes.len();
-        let n = names.len();
         let shown: Vec<&str> = names.iter().take(3).copied().collect();
-        let list = if n > 3 {
-            format!("{} and {} more", shown.join(", "), n - 3)
+        let list = if names.len() > 3 {
+            format!("{} and {} more", shown.join(", "), names.len() - 3)
         } else {
             shown.join(", ")
         };

@@ -44,8 +44,9 @@ fn scan_error_diagnostic(e: &ScanError) -> Diagnostic {
     }
 }
 
-/// The per-file phase of `enabled` over one file.
-fn file_phase(
+/// The per-file phases of `enabled` for one file: `check_hiera_config` for a hiera.yaml,
+/// `check_data_file` for the others.
+pub fn run_file_rules(
     project: &Project,
     file: &LoadedFile,
     enabled: &[&'static dyn Rule],
@@ -60,16 +61,17 @@ fn file_phase(
     sink.diagnostics
 }
 
-/// The project-wide phase of `enabled`, rules in parallel.
-fn project_phase(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Vec<Diagnostic>> {
-    enabled
+/// The project phase (`check_project`) of `enabled`, in parallel.
+pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
+    let per_project: Vec<Vec<Diagnostic>> = enabled
         .par_iter()
         .map(|rule| {
             let mut sink = Sink::default();
             rule.check_project(project, &mut sink);
             sink.diagnostics
         })
-        .collect()
+        .collect();
+    per_project.into_iter().flatten().collect()
 }
 
 /// Runs the rules over a loaded project.
@@ -77,10 +79,10 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     let per_file: Vec<Vec<Diagnostic>> = project
         .files
         .par_iter()
-        .map(|file| file_phase(project, file, enabled))
+        .map(|file| run_file_rules(project, file, enabled))
         .collect();
-    let per_project = project_phase(project, enabled);
-    let mut all: Vec<Diagnostic> = per_file.into_iter().chain(per_project).flatten().collect();
+    let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
+    all.extend(run_project_rules(project, enabled));
     diag::sort_and_dedup(&mut all);
     all
 }
@@ -100,9 +102,32 @@ pub fn check_loaded(
         7 => crate::engine::PuppetVersion::V7,
         _ => crate::engine::PuppetVersion::V8,
     });
+    diagnose(project, scan_errors, &fact_errors, enabled)
+}
+
+/// [`check_loaded`] for a project whose fact sets are already loaded (the language server keeps
+/// them between edits): the rules' findings, the scanner's errors (H008) and the fact set
+/// files that hold no usable facts (H905), sorted.
+pub fn diagnose(
+    project: &Project,
+    scan_errors: &[ScanError],
+    fact_errors: &[crate::facts::FactsError],
+    enabled: &[&'static dyn Rule],
+) -> Vec<Diagnostic> {
     let mut diagnostics = run_rules(project, enabled);
-    diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
-    diagnostics.extend(fact_errors.iter().map(|e| {
+    diagnostics.extend(own_diagnostics(scan_errors, fact_errors));
+    diag::sort_and_dedup(&mut diagnostics);
+    diagnostics
+}
+
+/// hieralint's own findings beside the rules': files the scanner could not read (H008) and fact
+/// set files that hold no usable facts (H905).
+pub fn own_diagnostics(
+    scan_errors: &[ScanError],
+    fact_errors: &[crate::facts::FactsError],
+) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = scan_errors.iter().map(scan_error_diagnostic).collect();
+    out.extend(fact_errors.iter().map(|e| {
         let file = std::sync::Arc::new(SourceFile::from_bytes(
             e.path.clone(),
             &std::fs::read(&e.path).unwrap_or_default(),
@@ -114,8 +139,7 @@ pub fn check_loaded(
             e.message.clone(),
         )
     }));
-    diag::sort_and_dedup(&mut diagnostics);
-    diagnostics
+    out
 }
 
 pub fn check(opts: &CheckOptions) -> CheckResult {
@@ -160,7 +184,7 @@ pub fn recheck_file(
     match scan::reload_file(&project.files[i]) {
         Ok(fresh) => {
             project.files[i] = fresh;
-            diagnostics.extend(file_phase(project, &project.files[i], &enabled));
+            diagnostics.extend(run_file_rules(project, &project.files[i], &enabled));
         }
         // gone or unreadable now: report it, and check the project without it
         Err(e) => {
@@ -168,7 +192,7 @@ pub fn recheck_file(
             diagnostics.push(scan_error_diagnostic(&e));
         }
     }
-    diagnostics.extend(project_phase(project, &enabled).into_iter().flatten());
+    diagnostics.extend(run_project_rules(project, &enabled));
     diag::sort_and_dedup(&mut diagnostics);
     Some(diagnostics)
 }

@@ -14,11 +14,14 @@ crate::declare_rule!(pub static META = {
 
 pub struct InvalidHieraConfig;
 
-/// Kinds reported by other rules: YAML syntax (H001) and method interpolation (H102).
+/// Kinds reported by other rules: YAML syntax (H001), method interpolation (H102) and
+/// interpolation syntax errors (H201).
 fn reported_elsewhere(kind: &ConfigErrorKind) -> bool {
     matches!(
         kind,
-        ConfigErrorKind::YamlSyntax | ConfigErrorKind::MethodInterpolation
+        ConfigErrorKind::YamlSyntax
+            | ConfigErrorKind::MethodInterpolation
+            | ConfigErrorKind::InterpolationSyntax
     )
 }
 
