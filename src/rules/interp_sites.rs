@@ -208,27 +208,50 @@ pub fn config_sites(file: &LoadedFile) -> Vec<Site<'static>> {
 /// modules' levels), each once.
 pub fn files_read(group: &Group) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for level in &group.hierarchy.levels {
         for loc in level.locations.iter().flatten() {
-            if loc.exists && !loc.is_uri {
-                let p = PathBuf::from(&loc.location);
-                if !out.contains(&p) {
-                    out.push(p);
-                }
+            if loc.exists && !loc.is_uri && seen.insert(loc.location.as_str()) {
+                out.push(PathBuf::from(&loc.location));
             }
         }
     }
     out
 }
 
-/// The groups of an environment whose hierarchies read `path`.
-pub fn groups_reading(reads: &[Vec<PathBuf>], path: &Path) -> Vec<usize> {
-    reads
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.iter().any(|p| p == path))
-        .map(|(i, _)| i)
-        .collect()
+/// Which groups of an environment read which files: [`files_read`] of every group, and its
+/// inverse, so that "the groups reading this file" and "does group g read this file" cost a
+/// hash lookup instead of a scan of every group's list (which made the interpolation rules
+/// quadratic in files on repositories with one group per node file).
+pub struct ReadIndex {
+    /// `files_read` of each group, by group index.
+    pub reads: Vec<Vec<PathBuf>>,
+    /// The groups reading each file, in ascending order.
+    by_path: std::collections::HashMap<PathBuf, Vec<usize>>,
+}
+
+impl ReadIndex {
+    pub fn new(groups: &[Group]) -> ReadIndex {
+        let reads: Vec<Vec<PathBuf>> = groups.iter().map(files_read).collect();
+        let mut by_path: std::collections::HashMap<PathBuf, Vec<usize>> = Default::default();
+        for (g, files) in reads.iter().enumerate() {
+            // `files_read` lists each file once, so each group is pushed once per file.
+            for p in files {
+                by_path.entry(p.clone()).or_default().push(g);
+            }
+        }
+        ReadIndex { reads, by_path }
+    }
+
+    /// The groups whose hierarchies read `path`, ascending.
+    pub fn groups_reading(&self, path: &Path) -> &[usize] {
+        self.by_path.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether group `g` reads `path`.
+    pub fn reads(&self, g: usize, path: &Path) -> bool {
+        self.groups_reading(path).binary_search(&g).is_ok()
+    }
 }
 
 /// A key as a lookup request: quoted when it holds a dot or a quote, so that a root key with

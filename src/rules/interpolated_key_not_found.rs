@@ -2,7 +2,6 @@
 //! value, which Puppet silently turns into an empty string.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::PathBuf;
 
 use rayon::prelude::*;
 
@@ -11,7 +10,7 @@ use crate::diag::Diagnostic;
 use crate::engine::{LookupRequest, LookupResult};
 use crate::interp::{split_key, Method, Segment};
 use crate::project::{LoadedFile, Project};
-use crate::rules::interp_sites::{data_sites, edit_distance, files_read, groups_reading};
+use crate::rules::interp_sites::{data_sites, edit_distance, ReadIndex};
 use crate::rules::{Rule, RuleMeta, Sink};
 use crate::span::Span;
 
@@ -172,22 +171,24 @@ impl Rule for InterpolatedKeyNotFound {
             if tokens.is_empty() {
                 continue;
             }
-            let reads: Vec<Vec<PathBuf>> = env.groups.iter().map(files_read).collect();
+            let index = ReadIndex::new(&env.groups);
             // The groups that evaluate each token: those whose hierarchies read its file.
-            let token_groups: Vec<Vec<usize>> = tokens
+            let token_groups: Vec<&[usize]> = tokens
                 .iter()
-                .map(|t| groups_reading(&reads, &t.file.source.path))
+                .map(|t| index.groups_reading(&t.file.source.path))
                 .collect();
+            // The keys each group's tokens look up (the inverse of `token_groups`).
+            let mut group_keys: Vec<BTreeSet<&str>> = vec![BTreeSet::new(); env.groups.len()];
+            for (t, gs) in tokens.iter().zip(&token_groups) {
+                for &g in *gs {
+                    group_keys[g].insert(t.key.as_str());
+                }
+            }
             // One targeted lookup per (group, key), in a session per group.
-            let missing: Vec<BTreeSet<String>> = (0..env.groups.len())
+            let missing: Vec<BTreeSet<String>> = group_keys
                 .into_par_iter()
-                .map(|g| {
-                    let keys: BTreeSet<&str> = tokens
-                        .iter()
-                        .zip(&token_groups)
-                        .filter(|(_, gs)| gs.contains(&g))
-                        .map(|(t, _)| t.key.as_str())
-                        .collect();
+                .enumerate()
+                .map(|(g, keys)| {
                     if keys.is_empty() {
                         return BTreeSet::new();
                     }
@@ -239,9 +240,8 @@ impl Rule for InterpolatedKeyNotFound {
                 let root = root_of(&t.key).unwrap_or_default();
                 match defs.get(&root) {
                     Some((file, span)) => {
-                        let read_by_all = not_found
-                            .iter()
-                            .all(|&g| reads[g].iter().any(|p| *p == file.source.path));
+                        let read_by_all =
+                            not_found.iter().all(|&g| index.reads(g, &file.source.path));
                         let what = if root != t.key {
                             format!(
                                 "`{root}` is defined here, without the value `{}` asks for",

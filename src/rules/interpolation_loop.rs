@@ -7,7 +7,7 @@
 //! cycle whose halves no node reads together, or that a higher level overrides, is not reported.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
@@ -17,7 +17,7 @@ use crate::engine::scope::VarLookup;
 use crate::engine::{LookupRequest, Session};
 use crate::interp::{split_key, Method, Segment, TokenKind};
 use crate::project::{LoadedFile, Project};
-use crate::rules::interp_sites::{data_sites, files_read, request_for_root_key};
+use crate::rules::interp_sites::{data_sites, request_for_root_key, ReadIndex};
 use crate::rules::{Rule, RuleMeta, Sink};
 use crate::span::Span;
 
@@ -226,16 +226,24 @@ struct Found {
 }
 
 /// The cycles of one group, confirmed by the engine.
-fn group_cycles(env: &EnvAnalysis, g: usize, reads: &[PathBuf], edges: &[Edge]) -> Vec<Found> {
-    // Edges this group evaluates, in the order of the files it reads, then file order.
-    let mut mine: Vec<(usize, usize)> = edges
+fn group_cycles(
+    env: &EnvAnalysis,
+    g: usize,
+    reads: &[PathBuf],
+    edges: &[Edge],
+    edges_by_file: &HashMap<&Path, Vec<usize>>,
+) -> Vec<Found> {
+    // Edges this group evaluates, in the order of the files it reads, then file order (each
+    // file's edges in edge order, which the stable sort keeps for equal spans).
+    let mut mine: Vec<(usize, usize)> = reads
         .iter()
         .enumerate()
-        .filter_map(|(i, e)| {
-            reads
-                .iter()
-                .position(|p| *p == e.file.source.path)
-                .map(|pos| (pos, i))
+        .flat_map(|(pos, p)| {
+            edges_by_file
+                .get(p.as_path())
+                .into_iter()
+                .flatten()
+                .map(move |&i| (pos, i))
         })
         .collect();
     if mine.is_empty() {
@@ -389,10 +397,17 @@ impl Rule for InterpolationLoop {
             if edges.is_empty() && vars.is_empty() {
                 continue;
             }
-            let reads: Vec<Vec<PathBuf>> = env.groups.iter().map(files_read).collect();
+            let index = ReadIndex::new(&env.groups);
+            let mut edges_by_file: HashMap<&Path, Vec<usize>> = HashMap::new();
+            for (i, e) in edges.iter().enumerate() {
+                edges_by_file
+                    .entry(e.file.source.path.as_path())
+                    .or_default()
+                    .push(i);
+            }
             let per_group: Vec<Vec<Found>> = (0..env.groups.len())
                 .into_par_iter()
-                .map(|g| group_cycles(env, g, &reads[g], &edges))
+                .map(|g| group_cycles(env, g, &index.reads[g], &edges, &edges_by_file))
                 .collect();
             // The same hops found for several groups make one diagnostic naming them all.
             let mut by_hops: BTreeMap<Vec<usize>, (Vec<usize>, String)> = BTreeMap::new();
@@ -408,7 +423,7 @@ impl Rule for InterpolationLoop {
             for (hops, (groups, message)) in &by_hops {
                 sink.report(report_cycle(env, &edges, hops, groups, message));
             }
-            self.scope_loops(env, &reads, &vars, sink);
+            self.scope_loops(env, &index, &vars, sink);
         }
     }
 }
@@ -420,23 +435,43 @@ impl InterpolationLoop {
     fn scope_loops(
         &self,
         env: &EnvAnalysis,
-        reads: &[Vec<PathBuf>],
+        index: &ReadIndex,
         vars: &[VarToken],
         sink: &mut Sink,
     ) {
         let mut found: BTreeMap<usize, (Vec<usize>, String)> = BTreeMap::new();
+        let mut vars_by_file: HashMap<&Path, Vec<usize>> = HashMap::new();
+        for (i, v) in vars.iter().enumerate() {
+            vars_by_file
+                .entry(v.file.source.path.as_path())
+                .or_default()
+                .push(i);
+        }
         for (g, group) in env.groups.iter().enumerate() {
+            // The variable tokens of the files this group reads, in token order.
+            let mut mine: Vec<usize> = index.reads[g]
+                .iter()
+                .filter_map(|p| vars_by_file.get(p.as_path()))
+                .flatten()
+                .copied()
+                .collect();
+            mine.sort_unstable();
+            if mine.is_empty() {
+                continue;
+            }
             for &n in &group.nodes {
                 let scope = &env.nodes[n].scope;
                 let mut session = None;
-                for (i, v) in vars.iter().enumerate() {
-                    if !reads[g].iter().any(|p| *p == v.file.source.path) {
-                        continue;
-                    }
-                    let holds_tokens = matches!(
-                        scope.lookup(&v.var),
-                        VarLookup::Found(crate::value::Value::String(s)) if s.contains("%{")
-                    );
+                // Whether a variable's value holds tokens, per variable name for this node.
+                let mut holds: HashMap<&str, bool> = HashMap::new();
+                for &i in &mine {
+                    let v = &vars[i];
+                    let holds_tokens = *holds.entry(v.var.as_str()).or_insert_with(|| {
+                        matches!(
+                            scope.lookup(&v.var),
+                            VarLookup::Found(crate::value::Value::String(s)) if s.contains("%{")
+                        )
+                    });
                     if !holds_tokens {
                         continue;
                     }

@@ -123,6 +123,156 @@ impl Candidates {
     }
 }
 
+/// What the strategies lookup_options may give a key require of its values for no merge of
+/// them to fail: the value types of `unique` (`Variant[Scalar, Array[Data]]`) and `hash`
+/// (`Hash[String, Data]`), checked by `MergeStrategy#merge` (reference §4.3-§4.4); deep merges
+/// accept any value and fail only when sorting (`sort_merged_arrays`, §4.5).
+#[derive(Clone, Copy, Default)]
+struct Need {
+    unique: bool,
+    hash: bool,
+    /// Some merge of the key may fail whatever its values are (or the entry is not understood).
+    always: bool,
+}
+
+impl Need {
+    fn of_merge(merge: &Value) -> Need {
+        let mut need = Need::default();
+        if crate::engine::data::has_interpolation(merge) {
+            need.always = true;
+            return need;
+        }
+        match MergeStrategy::parse(merge) {
+            Ok(s) => match s.kind {
+                StrategyKind::Unique => need.unique = true,
+                StrategyKind::Hash => need.hash = true,
+                StrategyKind::Deep
+                | StrategyKind::ReverseDeep
+                | StrategyKind::UnconstrainedDeep => {
+                    need.always = merge
+                        .as_hash()
+                        .is_some_and(|h| h.contains_key(&Value::string("sort_merged_arrays")));
+                }
+                StrategyKind::First | StrategyKind::Default => {}
+            },
+            Err(_) => need.always = true,
+        }
+        need
+    }
+
+    fn add(&mut self, other: Need) {
+        self.unique |= other.unique;
+        self.hash |= other.hash;
+        self.always |= other.always;
+    }
+
+    /// Whether `v`, as a file gives it, passes every check a merge of the key makes. A value
+    /// with `%{` (an alias or lookup can give any type) or an eyaml `ENC[` (decrypted at
+    /// lookup) is not judged here.
+    fn safe(&self, v: &Value) -> bool {
+        !self.always
+            && !crate::engine::data::has_interpolation(v)
+            && !has_encrypted(v)
+            && (!self.unique || crate::engine::types::check_scalar_or_array_data("x", v).is_none())
+            && (!self.hash || crate::engine::types::check_hash_string_data("x", v).is_none())
+    }
+}
+
+/// Whether a value holds an eyaml `ENC[` anywhere.
+fn has_encrypted(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if s.contains("ENC[") => return true,
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Hash(h) => {
+                for (k, x) in h.iter() {
+                    stack.push(k);
+                    stack.push(x);
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Every merge strategy the environment's lookup_options give, by literal key and by pattern,
+/// from every entry (YAML merge keys and duplicates included: which entry wins is the engine's
+/// business, so all of them count).
+struct Strategies {
+    literal: std::collections::HashMap<String, Need>,
+    patterns: Vec<(Arc<onig::Regex>, Need)>,
+    /// False when some lookup_options key is interpolated (keys are interpolated like values,
+    /// reference §3.1): which key such an entry names is known only at lookup time, so no value
+    /// is judged safe.
+    sound: bool,
+}
+
+impl Strategies {
+    fn of(project: &Project, env: &EnvAnalysis) -> Strategies {
+        let mut s = Strategies {
+            literal: Default::default(),
+            patterns: Vec::new(),
+            sound: true,
+        };
+        for f in project
+            .files
+            .iter()
+            .filter(|f| f.env_root.as_deref() == Some(&*env.root))
+        {
+            let Some(root) = f.doc.root.as_ref().and_then(|r| r.as_map()) else {
+                continue;
+            };
+            for top in root
+                .entries
+                .iter()
+                .filter(|e| e.key.as_str() == Some(lopts::LOOKUP_OPTIONS))
+            {
+                let Some(m) = top.value.as_map() else {
+                    continue;
+                };
+                for e in &m.entries {
+                    let Some(k) = e.key.as_str() else { continue };
+                    if k.contains("%{") {
+                        s.sound = false;
+                    }
+                    let mut need = Need::default();
+                    for merge in e
+                        .value
+                        .as_map()
+                        .into_iter()
+                        .flat_map(|o| o.entries.iter())
+                        .filter(|o| o.key.as_str() == Some("merge"))
+                    {
+                        need.add(Need::of_merge(&merge.value.to_value()));
+                    }
+                    if k.starts_with('^') {
+                        // A pattern Ruby refuses breaks every lookup instead (H403).
+                        if let Ok(re) = ruby_regex(k) {
+                            s.patterns.push((re, need));
+                        }
+                    } else {
+                        s.literal.entry(k.to_string()).or_default().add(need);
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// What the strategies that may apply to root key `key` require.
+    fn need(&self, key: &str) -> Need {
+        let mut need = self.literal.get(key).copied().unwrap_or_default();
+        for (re, n) in &self.patterns {
+            if regex_search(re, key) {
+                need.add(*n);
+            }
+        }
+        need
+    }
+}
+
 /// Whether a lookup error is a merge failure on the values' types (reference §4.3-§4.5).
 fn is_merge_error(message: &str) -> bool {
     let m = message.trim_start();
@@ -332,13 +482,37 @@ struct Finding {
 
 fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     let candidates = Candidates::of(project, env);
-    // The keys a group's hierarchy defines come from the files its resolved levels name.
-    let by_path: std::collections::HashMap<&Path, &crate::project::LoadedFile> = project
+    let strategies = Strategies::of(project, env);
+    // Per data file of the environment: its candidate root keys (in file order, duplicates
+    // kept) and whether the value could take part in a failing merge. Computed once per file,
+    // not once per group that reads it (a common file is read by every group).
+    let mut is_candidate: std::collections::HashMap<String, Option<Need>> = Default::default();
+    let mut infos: std::collections::HashMap<&Path, Vec<(String, bool)>> = Default::default();
+    for f in project
         .files
         .iter()
         .filter(|f| f.env_root.as_deref() == Some(&*env.root))
-        .map(|f| (f.source.path.as_path(), f))
-        .collect();
+    {
+        let mut keys = Vec::new();
+        if let Some(map) = f.doc.root.as_ref().and_then(|r| r.as_map()) {
+            for e in &map.entries {
+                let k = match e.key.to_value() {
+                    Value::String(k) | Value::Symbol(k) => k.to_string(),
+                    _ => continue,
+                };
+                if k == lopts::LOOKUP_OPTIONS {
+                    continue;
+                }
+                let need = *is_candidate
+                    .entry(k.clone())
+                    .or_insert_with_key(|k| candidates.contains(k).then(|| strategies.need(k)));
+                let Some(need) = need else { continue };
+                let safe = strategies.sound && need.safe(&e.value.to_value());
+                keys.push((k, safe));
+            }
+        }
+        infos.insert(f.source.path.as_path(), keys);
+    }
     let mut found: BTreeMap<(PathBuf, u32, u32, String), Finding> = BTreeMap::new();
     for (gi, g) in env.groups.iter().enumerate() {
         let Some(&rep) = g.nodes.first() else {
@@ -347,35 +521,38 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
         // The candidate keys this group's data defines, looked up as `Group::outcomes` looks
         // them up (same session scope, same request), so the engine's shared result cache
         // serves both: a rule that computed the group's outcomes already paid for these.
-        let mut keys: Vec<String> = Vec::new();
+        // A key is looked up only when a merge of it can fail: Puppet merges only when two
+        // locations give a value (one value is returned as it is, `MergeStrategy#lookup`;
+        // `attribute` needs two), and a merge of values that all pass the type check of every
+        // strategy lookup_options may give the key (`Need`) cannot fail. A location the
+        // project did not load could hold anything: then every candidate key is looked up.
+        let mut per_key: std::collections::HashMap<&str, (u32, bool)> = Default::default();
+        let mut unknown = false;
         for level in &g.hierarchy.levels {
             for loc in level.locations.iter().flatten() {
                 if !loc.exists || loc.is_uri {
                     continue;
                 }
-                let Some(map) = by_path
-                    .get(Path::new(&loc.location))
-                    .and_then(|f| f.doc.root.as_ref())
-                    .and_then(|r| r.as_map())
-                else {
+                let Some(info) = infos.get(Path::new(&loc.location)) else {
+                    unknown = true;
                     continue;
                 };
-                keys.extend(
-                    map.entries
-                        .iter()
-                        .filter_map(|e| match e.key.to_value() {
-                            Value::String(k) | Value::Symbol(k) => Some(k.to_string()),
-                            _ => None,
-                        })
-                        .filter(|k| k != lopts::LOOKUP_OPTIONS && candidates.contains(k)),
-                );
+                for (k, safe) in info {
+                    let e = per_key.entry(k.as_str()).or_insert((0, true));
+                    e.0 += 1;
+                    e.1 &= *safe;
+                }
             }
         }
+        let mut keys: Vec<String> = per_key
+            .into_iter()
+            .filter(|&(_, (count, safe))| unknown || (count >= 2 && !safe))
+            .map(|(k, _)| k.to_string())
+            .collect();
         if keys.is_empty() {
             continue;
         }
         keys.sort();
-        keys.dedup();
         let session = env.engine.session(env.nodes[rep].scope.clone());
         for key in &keys {
             let outcome = session.lookup(&LookupRequest::new(&request(key)));

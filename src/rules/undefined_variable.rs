@@ -1,15 +1,13 @@
 //! H302 `undefined-variable`: a variable, or a fact under `facts`, that a fact set does not
 //! have, in a hierarchy path or a data value.
 
-use std::path::PathBuf;
-
 use crate::analysis::EnvAnalysis;
 use crate::diag::{Diagnostic, Severity};
 use crate::engine::scope::VarLookup;
 use crate::engine::PuppetVersion;
 use crate::interp::{split_key, Segment};
 use crate::project::{FileRole, LoadedFile, Project};
-use crate::rules::interp_sites::{config_sites, data_sites, files_read, Place, Site};
+use crate::rules::interp_sites::{config_sites, data_sites, Place, ReadIndex, Site};
 use crate::rules::{Rule, RuleMeta, Sink};
 use crate::value::Value;
 
@@ -200,7 +198,7 @@ impl Rule for UndefinedVariable {
             .iter()
             .filter(|e| e.real_facts && !e.nodes.is_empty())
         {
-            let reads: Vec<Vec<PathBuf>> = env.groups.iter().map(files_read).collect();
+            let index = ReadIndex::new(&env.groups);
             let all: Vec<usize> = (0..env.nodes.len()).collect();
             for file in &project.files {
                 if file.env_root.as_deref() != Some(env.root.as_path()) {
@@ -221,12 +219,10 @@ impl Rule for UndefinedVariable {
                         .collect()
                 } else {
                     // A data file's tokens are evaluated for the nodes that read it.
-                    let nodes: Vec<usize> = env
-                        .groups
+                    let nodes: Vec<usize> = index
+                        .groups_reading(&file.source.path)
                         .iter()
-                        .zip(&reads)
-                        .filter(|(_, r)| r.iter().any(|p| *p == file.source.path))
-                        .flat_map(|(g, _)| g.nodes.iter().copied())
+                        .flat_map(|&g| env.groups[g].nodes.iter().copied())
                         .collect();
                     if nodes.is_empty() {
                         continue;
