@@ -21,6 +21,7 @@ use crate::engine::{
     Scope, Strict, Trusted, Vfs,
 };
 use crate::facts::FactSet;
+use crate::loader::{Document, Format};
 use crate::project::{FileRole, Layer, Project};
 use crate::span::SourceFile;
 use crate::value::{Hash, Value};
@@ -63,17 +64,32 @@ pub struct Analysis {
 
 /// The engine reads the project's files (the same `SourceFile`s the diagnostics point into,
 /// including unsaved buffers) and falls back to the disk for anything else.
+/// The project's parsed documents are handed to the engine too, so that no data file is parsed
+/// twice.
 struct ProjectVfs {
-    files: HashMap<PathBuf, Arc<SourceFile>>,
+    files: Arc<HashMap<PathBuf, (Arc<SourceFile>, Arc<Document>)>>,
     disk: FsVfs,
 }
 
 impl Vfs for ProjectVfs {
     fn read(&self, path: &Path) -> Option<Arc<SourceFile>> {
         match self.files.get(path) {
-            Some(f) => Some(f.clone()),
+            Some((f, _)) => Some(f.clone()),
             None => self.disk.read(path),
         }
+    }
+
+    fn document(
+        &self,
+        path: &Path,
+        source: &Arc<SourceFile>,
+        format: Format,
+    ) -> Option<Arc<Document>> {
+        let (f, doc) = self.files.get(path)?;
+        // The scanner parsed the file in the format its extension names; a level reading it
+        // in another format (`yaml_data` over a `.json` file) parses it again.
+        let scanned = Format::from_extension(path).unwrap_or(Format::Yaml);
+        (Arc::ptr_eq(f, source) && scanned == format).then(|| doc.clone())
     }
 
     fn exists(&self, path: &Path) -> bool {
@@ -366,10 +382,10 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
 
 /// Builds the analysis of every environment of the project.
 pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) -> Analysis {
-    let files: HashMap<PathBuf, Arc<SourceFile>> = project
+    let files: HashMap<PathBuf, (Arc<SourceFile>, Arc<Document>)> = project
         .files
         .iter()
-        .map(|f| (f.source.path.clone(), f.source.clone()))
+        .map(|f| (f.source.path.clone(), (f.source.clone(), f.doc.clone())))
         .collect();
     let files = Arc::new(files);
     let envs = environment_roots(project)
@@ -389,7 +405,7 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
                 opts.strict = Strict::Off;
             }
             let vfs = Arc::new(ProjectVfs {
-                files: (*files).clone(),
+                files: files.clone(),
                 disk: FsVfs::new(),
             });
             let engine = Engine::new(EnvironmentSpec::standalone(&root, &env_name), opts, vfs);

@@ -36,7 +36,10 @@ pub enum FileRole {
 #[derive(Debug)]
 pub struct LoadedFile {
     pub source: Arc<SourceFile>,
-    pub doc: Document,
+    /// What [`crate::loader::load`] gives for the source in the format its extension names
+    /// (`Format::from_extension`, YAML otherwise). Shared: the lookup engine reuses it rather
+    /// than parsing the file again (`analysis::ProjectVfs`).
+    pub doc: Arc<Document>,
     pub role: FileRole,
     pub layer: Layer,
     /// The environment directory this file belongs to (absent for loose files).
@@ -55,7 +58,7 @@ impl LoadedFile {
     ) -> LoadedFile {
         LoadedFile {
             source,
-            doc,
+            doc: Arc::new(doc),
             role,
             layer,
             env_root,
@@ -95,6 +98,7 @@ pub struct Project {
     /// [`Project::rule_option`].
     pub rule_options: BTreeMap<&'static str, Vec<(String, Node)>>,
     analysis: OnceLock<crate::analysis::Analysis>,
+    fact_names: OnceLock<Option<std::collections::BTreeSet<String>>>,
 }
 
 impl std::fmt::Debug for Project {
@@ -154,6 +158,27 @@ impl Project {
     /// Forgets the engine-backed analysis (after files or fact sets changed).
     pub fn invalidate_analysis(&mut self) {
         self.analysis = OnceLock::new();
+        self.fact_names = OnceLock::new();
+    }
+
+    /// The top-level fact names of every fact set, computed once (`None` without fact sets).
+    /// Rules ask for them per file; collecting them from 1,000 fact sets per file was most of a
+    /// `--facts` run.
+    pub fn fact_names(&self) -> Option<&std::collections::BTreeSet<String>> {
+        self.fact_names
+            .get_or_init(|| {
+                if self.fact_sets.is_empty() {
+                    return None;
+                }
+                let mut out = std::collections::BTreeSet::new();
+                for fs in &self.fact_sets {
+                    if let Some(h) = fs.facts.as_hash() {
+                        out.extend(h.keys().filter_map(|k| k.as_str().map(str::to_string)));
+                    }
+                }
+                Some(out)
+            })
+            .as_ref()
     }
 
     /// The loaded file at `path`, if the project has it.

@@ -16,7 +16,7 @@ use crate::value::{Hash, Value};
 #[derive(Debug)]
 pub struct DataFile {
     pub source: Arc<SourceFile>,
-    pub doc: Document,
+    pub doc: Arc<Document>,
     /// What the reader gives: the value (YAML symbol keys already strings), or the failure.
     pub loaded: Result<Value, ParseFailure>,
     /// Key and value spans of the root mapping's entries, by key (the last duplicate wins, as
@@ -74,7 +74,13 @@ fn needs_symkeys(v: &Value) -> bool {
 
 impl DataFile {
     pub fn parse(source: Arc<SourceFile>, format: Format) -> DataFile {
-        let doc = loader::load(format, &source);
+        let doc = Arc::new(loader::load(format, &source));
+        DataFile::from_document(source, format, doc)
+    }
+
+    /// A data file from the document `source` parses to in `format` (already parsed by the
+    /// scanner).
+    pub fn from_document(source: Arc<SourceFile>, format: Format, doc: Arc<Document>) -> DataFile {
         let loaded = match doc.fatal_issue() {
             Some(issue) => Err(ParseFailure {
                 message: issue.message.clone(),
@@ -165,7 +171,10 @@ impl FileCache {
                 return Some(f);
             }
         }
-        let parsed = Arc::new(DataFile::parse(source, format));
+        let parsed = Arc::new(match vfs.document(path, &source, format) {
+            Some(doc) => DataFile::from_document(source, format, doc),
+            None => DataFile::parse(source, format),
+        });
         if let Ok(mut m) = self.files.write() {
             m.insert(key, parsed.clone());
         }

@@ -21,6 +21,17 @@ pub trait Vfs: Send + Sync {
     /// The names of a directory's entries (without `.` and `..`) and whether each is a
     /// directory; `None` when `path` is not a readable directory.
     fn read_dir(&self, path: &Path) -> Option<Vec<(String, bool)>>;
+    /// The document `source` (what [`Vfs::read`] gave for `path`) parses to in `format`, when
+    /// the caller already holds it: the engine then skips its own parse. `None` (the default)
+    /// makes the engine parse.
+    fn document(
+        &self,
+        _path: &Path,
+        _source: &Arc<SourceFile>,
+        _format: crate::loader::Format,
+    ) -> Option<Arc<crate::loader::Document>> {
+        None
+    }
 }
 
 type DirEntries = Vec<(String, bool)>;

@@ -284,21 +284,6 @@ fn facts_path(path: &str, rest: &[String]) -> String {
     s
 }
 
-/// The fact names of every fact set, when there are any: a name that no fact set has is a
-/// top-scope variable from somewhere else (an ENC parameter, `site.pp`), not a fact.
-fn known_facts(project: &Project) -> Option<BTreeSet<String>> {
-    if project.fact_sets.is_empty() {
-        return None;
-    }
-    let mut out = BTreeSet::new();
-    for fs in &project.fact_sets {
-        if let Some(h) = fs.facts.as_hash() {
-            out.extend(h.keys().filter_map(|k| k.as_str().map(str::to_string)));
-        }
-    }
-    Some(out)
-}
-
 fn check_token(
     file: &LoadedFile,
     site: &Site,
@@ -430,18 +415,20 @@ impl Rule for LegacyFact {
     }
 
     fn check_data_file(&self, project: &Project, file: &LoadedFile, sink: &mut Sink) {
-        let facts = known_facts(project);
+        // The fact names of every fact set, when there are any: a name that no fact set has is
+        // a top-scope variable from somewhere else (an ENC parameter, `site.pp`), not a fact.
+        let facts = project.fact_names();
         for site in data_sites(file) {
             if !site.copied {
-                check_site(file, &site, facts.as_ref(), sink);
+                check_site(file, &site, facts, sink);
             }
         }
     }
 
     fn check_hiera_config(&self, project: &Project, file: &LoadedFile, sink: &mut Sink) {
-        let facts = known_facts(project);
+        let facts = project.fact_names();
         for site in config_sites(file) {
-            check_site(file, &site, facts.as_ref(), sink);
+            check_site(file, &site, facts, sink);
         }
     }
 }
