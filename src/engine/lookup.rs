@@ -2376,15 +2376,49 @@ impl Cx<'_> {
     }
 
     /// The root keys of every existing data file the hierarchy reaches (built-in backends).
+    /// For each of `keys`, the layers of the files (as [`Cx::key_definitions`] lists them) that
+    /// define it as a root key, in lookup order: a targeted form of `key_definitions` that
+    /// allocates nothing per defined key.
+    pub fn defining_layers(&self, keys: &[&str]) -> Vec<Vec<Place>> {
+        let (levels, _) = self.resolved_levels();
+        let wanted: Vec<Value> = keys.iter().map(|k| Value::string(*k)).collect();
+        let mut out = vec![Vec::new(); keys.len()];
+        for lv in levels {
+            let Some(format) = data_format(&lv.function) else {
+                continue;
+            };
+            for loc in lv.locations.iter().flatten() {
+                if loc.is_uri || !loc.exists {
+                    continue;
+                }
+                let Some(f) = self.eng.files.load(
+                    &*self.eng.vfs,
+                    std::path::Path::new(&loc.location),
+                    format,
+                ) else {
+                    continue;
+                };
+                // `entries` holds the root map's String and Symbol keys (as Strings), as
+                // `key_definitions` reads them from the document.
+                if f.doc.root.as_ref().and_then(|r| r.as_map()).is_none() {
+                    continue;
+                }
+                for (i, k) in wanted.iter().enumerate() {
+                    if f.entries.contains_key(k) {
+                        out[i].push(lv.layer.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     pub fn key_definitions(&self) -> Vec<KeyDefinition> {
         let (levels, _) = self.resolved_levels();
         let mut out = Vec::new();
         for lv in levels {
-            let format = match lv.function.as_str() {
-                "yaml_data" | "eyaml_lookup_key" => Format::Yaml,
-                "json_data" => Format::Json,
-                "hocon_data" => Format::Hocon,
-                _ => continue,
+            let Some(format) = data_format(&lv.function) else {
+                continue;
             };
             for loc in lv.locations.iter().flatten() {
                 if loc.is_uri || !loc.exists {
@@ -2417,6 +2451,16 @@ impl Cx<'_> {
             }
         }
         out
+    }
+}
+
+/// The format a built-in data function reads its files in.
+fn data_format(function: &str) -> Option<Format> {
+    match function {
+        "yaml_data" | "eyaml_lookup_key" => Some(Format::Yaml),
+        "json_data" => Some(Format::Json),
+        "hocon_data" => Some(Format::Hocon),
+        _ => None,
     }
 }
 

@@ -501,6 +501,13 @@ impl Session<'_> {
         }
     }
 
+    /// For each of `keys`, the layers whose existing data files (those [`Session::all_keys`]
+    /// reads) define it as a root key, once per defining file, in lookup order.
+    pub fn defining_layers(&self, keys: &[&str]) -> Vec<Vec<Place>> {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);
+        cx.defining_layers(keys)
+    }
+
     /// The root keys defined in every existing data file the hierarchies reach, with spans.
     pub fn all_keys(&self) -> Vec<KeyDefinition> {
         let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);

@@ -63,21 +63,14 @@ fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis) -> Vec<KeyToken<'a>> 
     out
 }
 
-/// The root keys a group's lookups can find in the data its hierarchies read: keys of the
-/// global and environment layers, and module keys in their own module's namespace (a lookup
-/// is routed only to the module its key names, reference §2.3).
-fn defined_root_keys(session: &crate::engine::Session) -> BTreeSet<String> {
-    session
-        .all_keys()
-        .into_iter()
-        .filter(|d| match &d.layer {
-            crate::engine::Place::Module(m) => {
-                d.key.split_once("::").is_some_and(|(ns, _)| ns == m)
-            }
-            _ => true,
-        })
-        .map(|d| d.key)
-        .collect()
+/// Whether a root key defined in a file of `layer` is one the group's lookups can find: keys of
+/// the global and environment layers, and module keys in their own module's namespace (a
+/// lookup is routed only to the module its key names, reference §2.3).
+fn visible(key: &str, layer: &crate::engine::Place) -> bool {
+    match layer {
+        crate::engine::Place::Module(m) => key.split_once("::").is_some_and(|(ns, _)| ns == m),
+        _ => true,
+    }
 }
 
 /// The root key of a lookup key (`a.b` → `a`).
@@ -194,13 +187,23 @@ impl Rule for InterpolatedKeyNotFound {
                     }
                     let rep = env.groups[g].nodes[0];
                     let session = env.engine.session(env.nodes[rep].scope.clone());
-                    let defined = defined_root_keys(&session);
+                    let plain: Vec<&str> = keys
+                        .iter()
+                        .copied()
+                        .filter(|k| !k.contains(['.', '\'', '"']))
+                        .collect();
+                    let defined: BTreeSet<&str> = plain
+                        .iter()
+                        .zip(session.defining_layers(&plain))
+                        .filter(|(k, layers)| layers.iter().any(|l| visible(k, l)))
+                        .map(|(k, _)| *k)
+                        .collect();
                     keys.into_iter()
                         .filter(|k| {
                             // A root key the group's data defines is found (or fails for
                             // another reason): no need to look it up, which would interpolate
                             // its value and everything that value looks up.
-                            if !k.contains(['.', '\'', '"']) && defined.contains(*k) {
+                            if defined.contains(*k) {
                                 return false;
                             }
                             // `Lookup.lookup(key, nil, '', true, nil, ...)`: the key's own
