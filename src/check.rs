@@ -68,6 +68,7 @@ pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Ve
         .map(|rule| {
             let mut sink = Sink::default();
             rule.check_project(project, &mut sink);
+            crate::progress::inc();
             sink.diagnostics
         })
         .collect();
@@ -76,10 +77,15 @@ pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Ve
 
 /// Runs the rules over a loaded project.
 pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
+    crate::progress::phase("checking", project.files.len() + enabled.len());
     let per_file: Vec<Vec<Diagnostic>> = project
         .files
         .par_iter()
-        .map(|file| run_file_rules(project, file, enabled))
+        .map(|file| {
+            let d = run_file_rules(project, file, enabled);
+            crate::progress::inc();
+            d
+        })
         .collect();
     let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
     all.extend(run_project_rules(project, enabled));

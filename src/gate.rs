@@ -130,6 +130,12 @@ pub fn run_check_with(
         });
     }
 
+    // A bar on stderr while the checks run (terminals only, after a delay); cleared before any
+    // output is written.
+    let progress = crate::progress::install(crate::progress::wanted(
+        std::io::stderr().is_terminal(),
+        args.quiet,
+    ));
     let mut stdin_fixed: Option<String> = None;
     let mut result = if args.fix {
         let out = run::run_with_fixes(&opts);
@@ -156,6 +162,7 @@ pub fn run_check_with(
     } else {
         run::run(&opts)
     };
+    drop(progress);
     // With --fix on standard input, the fixed text is the output (as editors expect); the report
     // goes to standard error.
     if args.fix && args.stdin_filename.is_some() {

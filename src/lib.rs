@@ -18,6 +18,7 @@ pub mod gate;
 pub mod interp;
 pub mod loader;
 pub mod paths;
+pub mod progress;
 pub mod project;
 pub mod render;
 pub mod rules;

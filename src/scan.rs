@@ -416,8 +416,15 @@ fn load_planned(
     overlay: &BTreeMap<PathBuf, Arc<str>>,
     errors: &mut Vec<ScanError>,
 ) -> Vec<LoadedFile> {
-    let results: Vec<Result<LoadedFile, ScanError>> =
-        planned.par_iter().map(|p| load_one(p, overlay)).collect();
+    crate::progress::phase("loading", planned.len());
+    let results: Vec<Result<LoadedFile, ScanError>> = planned
+        .par_iter()
+        .map(|p| {
+            let r = load_one(p, overlay);
+            crate::progress::inc();
+            r
+        })
+        .collect();
     let mut files = Vec::with_capacity(results.len());
     for r in results {
         match r {
