@@ -476,9 +476,12 @@ impl Session<'_> {
         let (levels, errors) = cx.resolved_levels();
         let mut sources = Vec::new();
         let mut configs: Vec<&Path> = Vec::new();
+        // A set beside the list: a module layer's levels all name its hiera.yaml, and a
+        // modulepath can hold hundreds of modules.
+        let mut seen: std::collections::HashSet<&Path> = std::collections::HashSet::new();
         for l in &levels {
             if let Some(c) = &l.config_path {
-                if !configs.contains(&c.as_path()) {
+                if seen.insert(c.as_path()) {
                     configs.push(c);
                 }
             }

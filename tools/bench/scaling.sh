@@ -58,8 +58,9 @@ for n in $sizes; do
       if [ ! -d "$sub" ]; then
         mkdir -p "$sub"
         # the first $f of the corpus's 1,000 fact sets
-        find "$corpus/facts" -type f | LC_ALL=C sort | head -n "$f" | while read -r p; do
-          ln -sf "$p" "$sub/$(basename "$p")"
+        mapfile -t all < <(find "$corpus/facts" -type f | LC_ALL=C sort)
+        for p in "${all[@]:0:$f}"; do
+          ln -f "$p" "$sub/$(basename "$p")"
         done
       fi
       measure "$n check $f" "$hl" check "$corpus" -q --format concise --facts "$sub"
