@@ -42,6 +42,8 @@ pub struct Group {
     pub nodes: Vec<usize>,
     /// The representative's resolved hierarchy.
     pub hierarchy: crate::engine::ResolvedHierarchy,
+    /// Its fingerprint.
+    fingerprint: u64,
     /// The lookup of every key defined in the files this group reads, computed on first use
     /// and shared by every rule.
     outcomes: OnceLock<BTreeMap<String, LookupOutcome>>,
@@ -106,11 +108,18 @@ impl Vfs for ProjectVfs {
 }
 
 impl Group {
+    /// A lookup session for the group's representative node (the engine's result cache is
+    /// shared by every session of the group's hierarchy).
+    pub fn session<'e>(&self, env: &'e EnvAnalysis) -> crate::engine::Session<'e> {
+        env.engine
+            .session_with_fingerprint(env.nodes[self.nodes[0]].scope.clone(), self.fingerprint)
+    }
+
     /// The lookup (with each key's own lookup_options) of every key defined in the data this
     /// group's hierarchy reads, in key order.
     pub fn outcomes(&self, env: &EnvAnalysis) -> &BTreeMap<String, LookupOutcome> {
         self.outcomes.get_or_init(|| {
-            let session = env.engine.session(env.nodes[self.nodes[0]].scope.clone());
+            let session = self.session(env);
             let mut keys: Vec<String> = session.all_keys().into_iter().map(|d| d.key).collect();
             keys.sort();
             keys.dedup();
@@ -443,6 +452,7 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
                         groups.push(Group {
                             nodes: vec![i],
                             hierarchy: h,
+                            fingerprint: fp,
                             outcomes: OnceLock::new(),
                         });
                     }

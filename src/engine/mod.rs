@@ -238,6 +238,16 @@ impl Engine {
         }
     }
 
+    /// [`Engine::session`] for a scope whose hierarchy fingerprint is already known
+    /// (`session(scope).resolved_hierarchy().fingerprint()`, as the analysis computes it for
+    /// every node): the session's first lookup then does not resolve the hierarchy a second
+    /// time to find its place in the shared result cache.
+    pub fn session_with_fingerprint(&self, scope: Arc<Scope>, fingerprint: u64) -> Session<'_> {
+        let s = self.session(scope);
+        let _ = s.fingerprint.set(fingerprint);
+        s
+    }
+
     /// One lookup in a fresh session.
     pub fn lookup(
         &self,

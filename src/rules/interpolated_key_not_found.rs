@@ -185,8 +185,7 @@ impl Rule for InterpolatedKeyNotFound {
                     if keys.is_empty() {
                         return BTreeSet::new();
                     }
-                    let rep = env.groups[g].nodes[0];
-                    let session = env.engine.session(env.nodes[rep].scope.clone());
+                    let session = env.groups[g].session(env);
                     let plain: Vec<&str> = keys
                         .iter()
                         .copied()

@@ -294,8 +294,7 @@ fn group_cycles(
     if cycles.is_empty() {
         return Vec::new();
     }
-    let rep = env.groups[g].nodes[0];
-    let session = env.engine.session(env.nodes[rep].scope.clone());
+    let session = env.groups[g].session(env);
     let mut cache: HashMap<usize, Option<(Vec<String>, String)>> = HashMap::new();
     let mut out = Vec::new();
     for c in cycles {

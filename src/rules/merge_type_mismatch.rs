@@ -515,9 +515,9 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     }
     let mut found: BTreeMap<(PathBuf, u32, u32, String), Finding> = BTreeMap::new();
     for (gi, g) in env.groups.iter().enumerate() {
-        let Some(&rep) = g.nodes.first() else {
+        if g.nodes.is_empty() {
             continue;
-        };
+        }
         // The candidate keys this group's data defines, looked up as `Group::outcomes` looks
         // them up (same session scope, same request), so the engine's shared result cache
         // serves both: a rule that computed the group's outcomes already paid for these.
@@ -553,7 +553,7 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
             continue;
         }
         keys.sort();
-        let session = env.engine.session(env.nodes[rep].scope.clone());
+        let session = g.session(env);
         for key in &keys {
             let outcome = session.lookup(&LookupRequest::new(&request(key)));
             let Some(err) = outcome.error() else { continue };
