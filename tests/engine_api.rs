@@ -146,6 +146,25 @@ fn all_keys_enumerates_reachable_files() {
 }
 
 #[test]
+fn defining_layers_agree_with_all_keys() {
+    let e = engine();
+    let session = e.session(Arc::new(scope()));
+    let all = session.all_keys();
+    let keys = ["merged", "node_only", "mymod::port", "no_such_key"];
+    let layers = session.defining_layers(&keys);
+    for (k, got) in keys.iter().zip(&layers) {
+        let want: Vec<Place> = all
+            .iter()
+            .filter(|d| d.key == *k)
+            .map(|d| d.layer.clone())
+            .collect();
+        assert_eq!(got, &want, "{k}");
+    }
+    assert!(layers[3].is_empty());
+    assert_eq!(layers[2], vec![Place::Module("mymod".into())]);
+}
+
+#[test]
 fn overlays_replace_file_content() {
     let fs = Arc::new(FsVfs::new());
     let e = engine_with(fs.clone());

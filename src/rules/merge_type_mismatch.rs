@@ -672,3 +672,59 @@ fn diagnostic(env: &EnvAnalysis, f: Finding) -> Diagnostic {
     ))
     .note(help)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash(pairs: &[(&str, Value)]) -> Value {
+        let mut h = Hash::new();
+        for (k, v) in pairs {
+            h.insert(Value::string(*k), v.clone());
+        }
+        Value::hash(h)
+    }
+
+    #[test]
+    fn strategies_and_what_they_need() {
+        let unique = Need::of_merge(&Value::string("unique"));
+        assert!(unique.unique && !unique.hash && !unique.always);
+        let h = Need::of_merge(&Value::string("hash"));
+        assert!(h.hash && !h.unique);
+        let deep = Need::of_merge(&Value::string("deep"));
+        assert!(!deep.unique && !deep.hash && !deep.always);
+        let sorted = Need::of_merge(&hash(&[
+            ("strategy", Value::string("deep")),
+            ("sort_merged_arrays", Value::Bool(true)),
+        ]));
+        assert!(sorted.always, "sorting can fail on any values");
+        assert!(Need::of_merge(&Value::string("nonsense")).always);
+        assert!(Need::of_merge(&Value::string("%{facts.m}")).always);
+        let first = Need::of_merge(&Value::string("first"));
+        assert!(!first.unique && !first.hash && !first.always);
+    }
+
+    #[test]
+    fn values_judged_safe_only_when_no_merge_of_them_can_fail() {
+        let arr = Value::array(vec![Value::string("a"), Value::Integer(1)]);
+        let map = hash(&[("k", Value::string("v"))]);
+        let unique = Need::of_merge(&Value::string("unique"));
+        assert!(unique.safe(&arr));
+        assert!(unique.safe(&Value::string("x")));
+        assert!(!unique.safe(&map), "a hash fails a unique merge");
+        assert!(!unique.safe(&Value::Undef), "nil fails a unique merge");
+        let mut both = Need::of_merge(&Value::string("hash"));
+        assert!(both.safe(&map));
+        assert!(!both.safe(&arr), "an array fails a hash merge");
+        both.add(unique);
+        assert!(
+            !both.safe(&map) && !both.safe(&arr),
+            "either strategy may win"
+        );
+        // Interpolated and encrypted values are looked up, whatever their text.
+        let deep = Need::of_merge(&Value::string("deep"));
+        assert!(deep.safe(&map));
+        assert!(!deep.safe(&hash(&[("k", Value::string("%{alias('x')}"))])));
+        assert!(!deep.safe(&Value::string("ENC[PKCS7,abc]")));
+    }
+}
