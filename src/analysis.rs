@@ -66,10 +66,13 @@ pub struct Analysis {
 
 /// The engine reads the project's files (the same `SourceFile`s the diagnostics point into,
 /// including unsaved buffers) and falls back to the disk for anything else.
+/// The project's files by path: their text and the document the scanner parsed.
+type ProjectFiles = HashMap<PathBuf, (Arc<SourceFile>, Arc<Document>)>;
+
 /// The project's parsed documents are handed to the engine too, so that no data file is parsed
 /// twice.
 struct ProjectVfs {
-    files: Arc<HashMap<PathBuf, (Arc<SourceFile>, Arc<Document>)>>,
+    files: Arc<ProjectFiles>,
     disk: FsVfs,
 }
 
@@ -391,7 +394,7 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
 
 /// Builds the analysis of every environment of the project.
 pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) -> Analysis {
-    let files: HashMap<PathBuf, (Arc<SourceFile>, Arc<Document>)> = project
+    let files: ProjectFiles = project
         .files
         .iter()
         .map(|f| (f.source.path.clone(), (f.source.clone(), f.doc.clone())))
