@@ -1029,7 +1029,7 @@ fn code_actions_offer_the_rules_fixes_over_stdio() {
     assert_eq!(c.finish().code(), Some(0));
 }
 
-/// The Neovim configuration of docs/editors.md, for real: headless Neovim starts
+/// The Neovim configuration of the README (and docs/editors.md), for real: headless Neovim starts
 /// `hieralint server` for a hiera.yaml and receives its diagnostics. Skipped (with a notice)
 /// when `nvim` is not installed.
 #[test]
@@ -1057,14 +1057,22 @@ fn neovim_reports_diagnostics() {
     )
     .unwrap();
 
-    let docs =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/editors.md"))
-            .unwrap();
-    let block = docs
-        .split("<!-- nvim-config:start -->")
-        .nth(1)
-        .and_then(|s| s.split("<!-- nvim-config:end -->").next())
-        .expect("docs/editors.md marks the Neovim configuration");
+    // The README's snippet, which docs/editors.md repeats word for word.
+    let marked = |file: &str| -> String {
+        let text =
+            std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+        text.split("<!-- nvim-config:start -->")
+            .nth(1)
+            .and_then(|s| s.split("<!-- nvim-config:end -->").next())
+            .unwrap_or_else(|| panic!("{file} marks the Neovim configuration"))
+            .to_string()
+    };
+    let block = marked("README.md");
+    assert_eq!(
+        block,
+        marked("docs/editors.md"),
+        "README.md and docs/editors.md give the same Neovim configuration"
+    );
     let lua = block
         .trim()
         .strip_prefix("```lua")
