@@ -9,7 +9,8 @@
 //! 2. the real binary over stdio (`hieralint server`): for each edit (`didChange`), the time
 //!    until the `publishDiagnostics` of that version arrives, while the project phases keep
 //!    running in the background; then 10,000 more edits, each awaited, with the server's
-//!    resident set size (`VmRSS` of /proc/<pid>/status) read every 2,000.
+//!    resident set size (`VmRSS` of /proc/<pid>/status) read every 2,000; then how long a
+//!    cross-file finding takes to arrive.
 //!
 //! `cargo bench --bench lsp`; `HIERALINT_BENCH_PROFILE=1` instead prints where a full check's
 //! time goes (analysis, lookups, each rule's project phase); `HIERALINT_BENCH_EDITS=n` changes
@@ -192,9 +193,11 @@ impl Server {
         });
         let mut s = Server { child, stdin, rx };
         let u = uri::from_path(root).as_str().to_string();
-        s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        s.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "processId": std::process::id(), "rootUri": u,
-            "workspaceFolders": [{"uri": u, "name": "production"}], "capabilities": {}}}));
+            "workspaceFolders": [{"uri": u, "name": "production"}], "capabilities": {}}}),
+        );
         s.wait_for(|m| m["id"] == 1);
         s.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
         s
@@ -237,8 +240,10 @@ fn over_stdio(env: &Path, edits: usize) {
         "{}profile::node7::enabled: yes\n",
         std::fs::read_to_string(&path).unwrap()
     );
-    srv.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": u, "languageId": "yaml", "version": 1, "text": text}}}));
+    srv.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": u, "languageId": "yaml", "version": 1, "text": text}}}),
+    );
     let is_pub = |v: i64| {
         let u = u.clone();
         move |m: &Value| {
@@ -262,8 +267,10 @@ fn over_stdio(env: &Path, edits: usize) {
             json!({"range": {"start": {"line": 1, "character": 40}, "end": {"line": 1, "character": 41}}, "text": ""})
         };
         let t = Instant::now();
-        srv.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-            "textDocument": {"uri": u, "version": version}, "contentChanges": [change]}}));
+        srv.send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": u, "version": version}, "contentChanges": [change]}}),
+        );
         srv.wait_for(is_pub(version));
         t.elapsed()
     };
@@ -292,6 +299,27 @@ fn over_stdio(env: &Path, edits: usize) {
         checkpoints.join(", "),
         ms(start.elapsed()) / edits as f64,
         ms(slowest)
+    );
+    // A cross-file finding: a lookup of a key no file defines (H204, a project phase). The
+    // time until it is published includes the run under way when the edit came.
+    version += 1;
+    let t = Instant::now();
+    srv.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": u, "version": version}, "contentChanges": [{
+            "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}},
+            "text": "profile::node7::missing: \"%{lookup('nowhere::defined')}\"\n"}]}}),
+    );
+    srv.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == u.as_str()
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["code"] == "H204"))
+    });
+    println!(
+        "stdio: edit to its cross-file finding (H204) published: {:.0} ms",
+        ms(t.elapsed())
     );
     srv.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
     srv.wait_for(|m| m["id"] == 2);
