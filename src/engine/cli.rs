@@ -510,6 +510,8 @@ fn scalar(v: &Value, indent: usize) -> String {
         Value::Undef => String::new(),
         Value::Bool(b) => b.to_string(),
         Value::Integer(i) => i.to_string(),
+        Value::BigInt(i) => i.to_string(),
+        Value::Sensitive(_) => yaml_string(crate::value::SENSITIVE_TEXT, indent),
         Value::Float(f) if f.is_nan() => ".nan".into(),
         Value::Float(f) if f.is_infinite() => {
             if *f > 0.0 {

@@ -206,16 +206,9 @@ impl Conv<'_> {
                 let value = match n {
                     Num::Int(i) => Value::Integer(*i),
                     Num::Float(f) => Value::Float(*f),
+                    // A Bignum: ruby-hocon keeps it exact, and so do we.
                     Num::Big(digits) => {
-                        issues.push(LoadIssue {
-                            kind: LoadIssueKind::Unmodelled,
-                            span,
-                            message: format!(
-                                "integer {digits} does not fit in 64 bits: Ruby keeps it exactly \
-                                 (a Bignum), hieralint approximates it as a Float"
-                            ),
-                        });
-                        Value::Float(digits.parse().unwrap_or(f64::NAN))
+                        Value::parse_integer(digits).unwrap_or(Value::Float(f64::NAN))
                     }
                 };
                 return scalar(span, value, text);
