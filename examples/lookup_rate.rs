@@ -24,22 +24,6 @@ fn read_json(p: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).expect("readable")).expect("JSON")
 }
 
-fn deep_merge(a: &mut serde_json::Value, b: &serde_json::Value) {
-    match (a, b) {
-        (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
-            for (k, v) in y {
-                match x.get_mut(k) {
-                    Some(slot) if slot.is_object() && v.is_object() => deep_merge(slot, v),
-                    _ => {
-                        x.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (a, b) => *a = b.clone(),
-    }
-}
-
 struct Pairs {
     env: PathBuf,
     scope: Arc<Scope>,
@@ -92,7 +76,7 @@ fn main() {
         for set in sets {
             let mut facts = read_json(&facts_dir.join(format!("{set}.json")));
             if let Some(extra) = overlay.get(&set) {
-                deep_merge(&mut facts, extra);
+                common::deep_merge(&mut facts, extra);
             }
             work.push(Pairs {
                 env: repo.join("env"),

@@ -22,23 +22,6 @@ fn read_json(p: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// `deep_merge` of tools/realrepos/record.py: hashes merged recursively, anything else replaced.
-fn deep_merge(a: &mut serde_json::Value, b: &serde_json::Value) {
-    match (a, b) {
-        (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
-            for (k, v) in y {
-                match x.get_mut(k) {
-                    Some(slot) if slot.is_object() && v.is_object() => deep_merge(slot, v),
-                    _ => {
-                        x.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (a, b) => *a = b.clone(),
-    }
-}
-
 #[test]
 fn real_repos_agree_with_puppet() {
     let real = root().join("real");
@@ -82,7 +65,7 @@ fn real_repos_agree_with_puppet() {
             let set = exp_file.file_stem().unwrap().to_str().unwrap().to_string();
             let mut facts = read_json(&root().join(format!("facts/facterdb-4.5/{set}.json")));
             if let Some(extra) = overlay.get(&set) {
-                deep_merge(&mut facts, extra);
+                common::deep_merge(&mut facts, extra);
             }
             let scope = Arc::new(common::scope_from_json(&facts));
             let expected: Vec<serde_json::Value> = std::fs::read_to_string(exp_file)
