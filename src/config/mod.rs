@@ -215,7 +215,7 @@ impl<'a> Cx<'a> {
             other => Err(format!(
                 "undefined method `to_i' for {}:{}",
                 other.ruby_inspect(),
-                ruby_class(other)
+                crate::engine::ruby::class_name(other)
             )),
         };
         match n {
@@ -329,22 +329,6 @@ pub(crate) fn describe_node(n: &Node) -> &'static str {
             Value::Hash(_) => "a hash",
             Value::Sensitive(_) => "a Sensitive value",
         },
-    }
-}
-
-/// Ruby's class name for the NoMethodError text.
-fn ruby_class(v: &Value) -> &'static str {
-    match v {
-        Value::Undef => "NilClass",
-        Value::Bool(true) => "TrueClass",
-        Value::Bool(false) => "FalseClass",
-        Value::Integer(_) | Value::BigInt(_) => "Integer",
-        Value::Float(_) => "Float",
-        Value::String(_) => "String",
-        Value::Symbol(_) => "Symbol",
-        Value::Array(_) => "Array",
-        Value::Hash(_) => "Hash",
-        Value::Sensitive(_) => "Puppet::Pops::Types::PSensitiveType::Sensitive",
     }
 }
 

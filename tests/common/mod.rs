@@ -21,32 +21,26 @@ pub fn scope_from_json(j: &serde_json::Value) -> Scope {
         .filter(|(k, _)| !matches!(k.as_str(), Some("trusted" | "server_facts")))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let mut trusted = trusted_v
-        .as_ref()
-        .filter(|t| t.as_hash().is_some())
-        .map(Trusted::from_value)
-        .unwrap_or_default();
-    if trusted.certname.is_none() {
-        let get = |k: &str| {
-            facts
-                .get(&Value::string(k))
-                .and_then(|v| v.as_str())
-                .map(str::to_string)
-        };
-        let fqdn = facts
-            .get(&Value::string("networking"))
-            .and_then(|n| n.as_hash())
-            .and_then(|n| n.get(&Value::string("fqdn")))
-            .and_then(|v| v.as_str())
-            .map(str::to_string);
-        trusted.certname = Some(
-            get("clientcert")
-                .or(fqdn)
-                .or_else(|| get("fqdn"))
-                .unwrap_or_else(|| "oracle.example.com".into()),
-        );
-    }
+    let trusted = Trusted::for_facts(trusted_v.as_ref(), &facts, None, "oracle.example.com");
     Scope::for_node(&facts, &trusted, server.as_ref(), "production")
+}
+
+/// `deep_merge` of tools/realrepos/record.py: hashes merged recursively, anything else replaced
+/// (the custom facts of fixtures/real/<repo>/overlay.json onto a fact set).
+pub fn deep_merge(a: &mut serde_json::Value, b: &serde_json::Value) {
+    match (a, b) {
+        (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
+            for (k, v) in y {
+                match x.get_mut(k) {
+                    Some(slot) if slot.is_object() && v.is_object() => deep_merge(slot, v),
+                    _ => {
+                        x.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (a, b) => *a = b.clone(),
+    }
 }
 
 /// Our outcome in the comparable form: `value <ruby inspect>`, `not_found`, or
