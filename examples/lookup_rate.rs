@@ -2,10 +2,14 @@
 //! defines, on the 35 real fact sets with its custom facts), the figure tools/realrepos/rate.sh
 //! sets against Puppet's own in-process rate (lookup-batch.rb) on the same pairs.
 //!
-//! Two figures, each the median of `RUNS` (default 5) passes over all pairs:
-//! - cold: a fresh engine per (repository, fact set), as lookup-batch.rb starts one Puppet per
-//!   fact set: data files are read and parsed inside the timed loop;
-//! - warm: the same lookups again on engines that already hold the files.
+//! Three figures, each the median of `RUNS` (default 5) passes over all pairs:
+//! - cold: a fresh engine and session per (repository, fact set), as lookup-batch.rb starts one
+//!   Puppet (one node, one compiler) per fact set: data files are read and parsed inside the
+//!   timed loop;
+//! - shared: as `hieralint check` runs, one engine per repository (files read once) and a
+//!   session per fact set;
+//! - warm: the same lookups again in a new session (no remembered answers) on engines that
+//!   already hold the files.
 //!
 //! usage: cargo run --release --example lookup_rate [-- FIXTURES_REAL_DIR]
 
@@ -25,6 +29,7 @@ fn read_json(p: &Path) -> serde_json::Value {
 }
 
 struct Pairs {
+    repo: usize,
     env: PathBuf,
     scope: Arc<Scope>,
     keys: Vec<String>,
@@ -48,7 +53,7 @@ fn main() {
         .filter(|p| p.join("expected").is_dir())
         .collect();
     repos.sort();
-    for repo in &repos {
+    for (repo_i, repo) in repos.iter().enumerate() {
         let overlay = read_json(&repo.join("overlay.json"));
         // Plain lookups only: lookup-batch.rb takes one merge for all its keys.
         let keys: Vec<String> = std::fs::read_to_string(repo.join("lookups.jsonl"))
@@ -79,6 +84,7 @@ fn main() {
                 common::deep_merge(&mut facts, extra);
             }
             work.push(Pairs {
+                repo: repo_i,
                 env: repo.join("env"),
                 scope: Arc::new(common::scope_from_json(&facts)),
                 keys: keys.clone(),
@@ -98,6 +104,7 @@ fn main() {
         )
     };
     let mut cold = Vec::new();
+    let mut shared = Vec::new();
     let mut warm = Vec::new();
     let mut answers = 0usize;
     for _ in 0..runs {
@@ -117,10 +124,31 @@ fn main() {
             })
             .collect();
         cold.push(t.elapsed().as_secs_f64());
+        // As `hieralint check` works: one engine per repository (files read once), a session
+        // per fact set.
+        let t = Instant::now();
+        let mut current: Option<(usize, Engine)> = None;
+        for w in &work {
+            if current.as_ref().is_none_or(|(r, _)| *r != w.repo) {
+                current = Some((w.repo, engine_for(w)));
+            }
+            let Some((_, e)) = &current else { continue };
+            let session = e.session(w.scope.clone());
+            for k in &w.keys {
+                let out = session.lookup(&LookupRequest::new(k));
+                answers += std::hint::black_box(matches!(
+                    out.result,
+                    hieralint::engine::LookupResult::Found(_)
+                )) as usize;
+            }
+        }
+        shared.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
         for (w, e) in work.iter().zip(&engines) {
+            // A new session: its answer cache starts empty, the engine's file cache is warm.
+            let session = e.session(w.scope.clone());
             for k in &w.keys {
-                let out = e.session(w.scope.clone()).lookup(&LookupRequest::new(k));
+                let out = session.lookup(&LookupRequest::new(k));
                 answers += std::hint::black_box(matches!(
                     out.result,
                     hieralint::engine::LookupResult::Found(_)
@@ -133,11 +161,12 @@ fn main() {
         v.sort_by(|a, b| a.total_cmp(b));
         v[v.len() / 2]
     };
-    let (c, w) = (median(&mut cold), median(&mut warm));
+    let (c, s, w) = (median(&mut cold), median(&mut shared), median(&mut warm));
     println!(
-        "{{\"pairs\":{pairs},\"runs\":{runs},\"cold_s\":{c:.6},\"cold_lookups_per_s\":{:.0},\"warm_s\":{w:.6},\"warm_lookups_per_s\":{:.0},\"found\":{}}}",
+        "{{\"pairs\":{pairs},\"runs\":{runs},\"cold_s\":{c:.6},\"cold_lookups_per_s\":{:.0},\"shared_s\":{s:.6},\"shared_lookups_per_s\":{:.0},\"warm_s\":{w:.6},\"warm_lookups_per_s\":{:.0},\"found\":{}}}",
         pairs as f64 / c,
+        pairs as f64 / s,
         pairs as f64 / w,
-        answers / (2 * runs)
+        answers / (3 * runs)
     );
 }

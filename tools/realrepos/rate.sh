@@ -5,7 +5,8 @@
 #   (repository, fact set) as it is meant to be used; its ORACLE_TIMING_FILE gives the in-process
 #   lookup time (startup excluded); rate = all keys / sum of lookup_s.
 # - hieralint: examples/lookup_rate.rs (cold: a fresh engine per repository and fact set, files read
-#   inside the timed loop; warm: the same lookups again), median of RUNS passes.
+#   inside the timed loop; shared: one engine per repository as `check` runs; warm: the same
+#   lookups again on loaded engines), median of RUNS passes.
 # Prints both rates and the ratios. usage: [SETS=N] tools/realrepos/rate.sh   (SETS: the first N of
 # the 35 fact sets, for a quicker run; both sides use the same pairs)
 set -eu
@@ -49,5 +50,6 @@ puppet = keys / lookup_s
 print(f"pairs: puppet {keys} in {len(rows)} processes, hieralint {ours['pairs']}")
 print(f"puppet (lookup-batch.rb, in-process): {puppet:,.0f} lookups/s ({lookup_s:.2f} s of lookups, {startup_s:.1f} s of startup not counted)")
 print(f"hieralint cold (fresh engine per fact set): {ours['cold_lookups_per_s']:,.0f} lookups/s = {ours['cold_lookups_per_s'] / puppet:,.0f}x")
+print(f"hieralint shared (engine per repository, as check runs): {ours['shared_lookups_per_s']:,.0f} lookups/s = {ours['shared_lookups_per_s'] / puppet:,.0f}x")
 print(f"hieralint warm (files already loaded):      {ours['warm_lookups_per_s']:,.0f} lookups/s = {ours['warm_lookups_per_s'] / puppet:,.0f}x")
 PY
