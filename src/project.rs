@@ -127,6 +127,7 @@ impl Project {
             puppet: self.puppet,
             rule_options: self.rule_options.clone(),
             analysis: OnceLock::new(),
+            fact_names: OnceLock::new(),
         }
     }
 
