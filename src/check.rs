@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use crate::diag::{self, Diagnostic, Label};
+use crate::limits::Limits;
 use crate::project::{FileRole, Project};
 use crate::render::Summary;
 use crate::rules::{self, Rule, Sink};
@@ -23,6 +24,8 @@ pub struct CheckOptions {
     /// The Puppet major version modelled where 7 and 8 differ (reference §11); 0 means the
     /// default, 8.
     pub puppet: u8,
+    /// Bounds on file size and count, nesting, aliases, interpolation and globs (docs/limits.md).
+    pub limits: Limits,
 }
 
 pub struct CheckResult {
@@ -32,12 +35,18 @@ pub struct CheckResult {
 }
 
 fn scan_error_diagnostic(e: &ScanError) -> Diagnostic {
-    let file = std::sync::Arc::new(SourceFile::new(e.path.clone(), ""));
+    let (file, span) = match &e.source {
+        Some((file, span)) => (file.clone(), *span),
+        None => (
+            std::sync::Arc::new(SourceFile::new(e.path.clone(), "")),
+            Span::empty(0),
+        ),
+    };
     Diagnostic {
         rule: &rules::unreadable_file::META,
         severity: rules::unreadable_file::META.category.default_severity(),
         message: e.message.clone(),
-        primary: Label::new(&file, Span::empty(0)),
+        primary: Label::new(&file, span),
         secondary: Vec::new(),
         notes: Vec::new(),
         fix: None,
@@ -76,7 +85,7 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
 }
 
 pub fn check(opts: &CheckOptions) -> CheckResult {
-    let (project, scan_errors) = scan::load_project(&opts.paths);
+    let (project, scan_errors) = scan::load_project_limited(&opts.paths, &opts.limits);
     let enabled: Vec<&'static dyn Rule> = rules::registry()
         .iter()
         .copied()

@@ -10,6 +10,7 @@ pub mod config;
 pub mod diag;
 pub mod engine;
 pub mod interp;
+pub mod limits;
 pub mod loader;
 pub mod project;
 pub mod render;

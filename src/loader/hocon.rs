@@ -149,7 +149,32 @@ fn load_here(file: &SourceFile) -> Document {
             *first = conv.span(*first);
         }
     }
+    if let Some(at) = file.invalid_utf8_at {
+        doc.issues.push(encoding_issue(file, at));
+    }
     doc
+}
+
+/// Invalid UTF-8 is replaced by U+FFFD in our text, so the values read here are not Puppet's.
+/// What Puppet does depends on where the byte is (recorded with ruby-hocon 1.3.1 reading the file
+/// as UTF-8): in a comment or a triple-quoted string it is kept; in a quoted or unquoted value
+/// or a key, ruby-hocon raises `ArgumentError: invalid byte sequence in UTF-8`, which fails the
+/// lookup. Not fatal here (we cannot tell the cases apart after the replacement), but always
+/// reported, at the first invalid byte.
+fn encoding_issue(file: &SourceFile, at: usize) -> LoadIssue {
+    let text = file.text();
+    let at = crate::span::floor_char_boundary(text, at.min(text.len()));
+    let lc = file.line_col(at);
+    LoadIssue {
+        kind: LoadIssueKind::Encoding,
+        span: Span::new(at, (at + '\u{FFFD}'.len_utf8()).min(text.len())),
+        message: format!(
+            "the file is not valid UTF-8 (first invalid byte at line {} column {}); the invalid \
+             bytes were replaced, and ruby-hocon fails with `invalid byte sequence in UTF-8` \
+             unless they are in a comment or a triple-quoted string",
+            lc.line, lc.column
+        ),
+    }
 }
 
 fn own_line(text: &str, at: usize) -> bool {

@@ -79,7 +79,10 @@ pub fn load(file: &SourceFile) -> Document {
     if let Some(at) = file.invalid_utf8_at {
         issues.push(LoadIssue {
             kind: LoadIssueKind::Encoding,
-            span: Span::new(at, at + 1),
+            // The invalid bytes were replaced by U+FFFD (three bytes) in the text: cover the
+            // whole replacement so the span stays on character boundaries (found by fuzzing,
+            // tests/hostile.rs `fuzz_json_invalid_utf8_span`).
+            span: Span::new(at, (at + '\u{FFFD}'.len_utf8()).min(text.len())),
             message:
                 "invalid UTF-8: Puppet reads the file as UTF-8 and keeps the bytes as they are; \
                       hieralint replaced them with U+FFFD"

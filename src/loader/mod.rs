@@ -157,8 +157,18 @@ impl Document {
 
 /// Loads a file of the given format.
 pub fn load(format: Format, file: &crate::span::SourceFile) -> Document {
+    load_with(format, file, &crate::limits::Limits::default())
+}
+
+/// Loads a file of the given format within `limits` (only YAML has adjustable ones: JSON's
+/// nesting limit is Ruby's, HOCON's are fixed by its thread's stack; see docs/limits.md).
+pub fn load_with(
+    format: Format,
+    file: &crate::span::SourceFile,
+    limits: &crate::limits::Limits,
+) -> Document {
     match format {
-        Format::Yaml => yaml::load(file),
+        Format::Yaml => yaml::load_with(file, limits),
         Format::Json => json::load(file),
         Format::Hocon => hocon::load(file),
     }

@@ -21,27 +21,35 @@ use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, ScanError, Span a
 
 use super::psych::{self, MapTag, SeqTag};
 use super::{Comment, Document, Format, LoadIssue, LoadIssueKind};
+use crate::limits::Limits;
 use crate::span::{CharIndex, SourceFile, Span};
 use crate::value::{Entry, Mapping, Node, NodeKind, Scalar, ScalarStyle, Tag, Value};
 
-/// Deepest nesting of collections accepted (counting what aliases expand to). Psych has no limit
-/// (libyaml recurses in C); 1,000 is far beyond real data and keeps every recursive walk over
-/// the tree (drop, clone, `to_value`) safe.
-pub const MAX_DEPTH: usize = 1_000;
+/// Deepest nesting of collections accepted by default (counting what aliases expand to). Psych
+/// has no limit (libyaml recurses in C); 1,000 is far beyond real data and keeps every recursive
+/// walk over the tree (drop, clone, `to_value`) safe. Configurable downwards:
+/// [`Limits::yaml_max_depth`].
+pub const MAX_DEPTH: usize = Limits::YAML_DEPTH_CEILING;
 
-/// Most nodes that alias expansion may produce in one document (the "billion laughs" defence).
-/// Psych shares one Ruby object per anchor and so never expands; hieralint copies the anchored
-/// nodes so that every value keeps a span, and stops at this many copies.
+/// Most nodes that alias expansion may produce in one document by default (the "billion laughs"
+/// defence). Psych shares one Ruby object per anchor and so never expands; hieralint copies the
+/// anchored nodes so that every value keeps a span, and stops at this many copies
+/// ([`Limits::yaml_max_alias_nodes`]).
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
 /// Loads the first YAML document of `file` as Puppet's `yaml_data` does (reference §6.1).
 pub fn load(file: &SourceFile) -> Document {
-    let mut loader = Loader::new(file.text());
+    load_with(file, &Limits::default())
+}
+
+/// [`load`] with the given limits (nesting depth and alias expansion).
+pub fn load_with(file: &SourceFile, limits: &Limits) -> Document {
+    let mut loader = Loader::new(file.text(), limits);
     loader.reader_check(file);
     loader.run();
     if let Some(at) = loader.truncate_at {
         let extra = std::mem::take(&mut loader.issues);
-        loader = Loader::new(&file.text()[..at]);
+        loader = Loader::new(&file.text()[..at], limits);
         loader.run();
         loader.issues.extend(extra);
     }
@@ -163,6 +171,9 @@ struct Loader<'a> {
     root: Option<(Node, usize, usize)>,
     anchors: HashMap<usize, Anchored>,
     alias_nodes: usize,
+    /// [`Limits::yaml_depth`] and [`Limits::yaml_max_alias_nodes`] for this load.
+    max_depth: usize,
+    max_alias_nodes: usize,
     issues: Vec<LoadIssue>,
     /// Byte ranges of scalar content, where a `#` is not a comment.
     no_comment: Vec<(usize, usize)>,
@@ -189,7 +200,7 @@ struct Loader<'a> {
 }
 
 impl<'a> Loader<'a> {
-    fn new(text: &'a str) -> Loader<'a> {
+    fn new(text: &'a str, limits: &Limits) -> Loader<'a> {
         Loader {
             text,
             offsets: Offsets::new(text),
@@ -197,6 +208,8 @@ impl<'a> Loader<'a> {
             root: None,
             anchors: HashMap::new(),
             alias_nodes: 0,
+            max_depth: limits.yaml_depth(),
+            max_alias_nodes: limits.yaml_max_alias_nodes,
             issues: Vec::new(),
             no_comment: Vec::new(),
             comment_limit: text.len(),
@@ -558,23 +571,24 @@ impl<'a> Loader<'a> {
                     .into(),
             );
         };
-        if depth + anchored.height > MAX_DEPTH {
+        let (max_depth, max_alias_nodes) = (self.max_depth, self.max_alias_nodes);
+        if depth + anchored.height > max_depth {
             return self.stop_with(
                 LoadIssueKind::Limit,
                 Span::new(start, end),
                 format!(
-                    "this alias nests the data deeper than {MAX_DEPTH} levels; hieralint stops \
+                    "this alias nests the data deeper than {max_depth} levels; hieralint stops \
                      loading here"
                 ),
             );
         }
         self.alias_nodes = self.alias_nodes.saturating_add(anchored.count);
-        if self.alias_nodes > MAX_ALIAS_NODES {
+        if self.alias_nodes > max_alias_nodes {
             return self.stop_with(
                 LoadIssueKind::Limit,
                 Span::new(start, end),
                 format!(
-                    "aliases expand to more than {MAX_ALIAS_NODES} nodes (an alias bomb?); \
+                    "aliases expand to more than {max_alias_nodes} nodes (an alias bomb?); \
                      hieralint stops loading here"
                 ),
             );
@@ -595,11 +609,12 @@ impl<'a> Loader<'a> {
         start: usize,
         end: usize,
     ) -> bool {
-        if self.stack.len() >= MAX_DEPTH {
+        if self.stack.len() >= self.max_depth {
+            let max_depth = self.max_depth;
             return self.stop_with(
                 LoadIssueKind::Limit,
                 Span::new(start, end.max(start + 1).min(self.text.len())),
-                format!("collections are nested deeper than {MAX_DEPTH} levels; hieralint stops loading here"),
+                format!("collections are nested deeper than {max_depth} levels; hieralint stops loading here"),
             );
         }
         let (props, content_start) = self.props(start, end.max(start), anchor_id, tag);
@@ -1239,6 +1254,19 @@ impl<'a> Loader<'a> {
             if self.root.is_none() && !self.skipping && at > 0 {
                 self.truncate_at = Some(at);
             }
+            return;
+        }
+        if info == "recursion limit exceeded" {
+            // saphyr counts flow levels in a u8: a 256th nested `[`/`{` stops it. libyaml has no
+            // such limit (Psych fails near 10,000 levels with SystemStackError): this is a limit
+            // of ours, said as one (docs/limits.md), not a Psych syntax error.
+            self.stop_with(
+                LoadIssueKind::Limit,
+                span,
+                "flow collections are nested deeper than 255 levels (the limit of hieralint's \
+                 YAML parser); hieralint stops loading here"
+                    .into(),
+            );
             return;
         }
         let (message, context_at) = self.psych_wording(info, at);
