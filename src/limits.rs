@@ -28,11 +28,13 @@ pub struct Limits {
     /// ceiling, see [`Limits::YAML_DEPTH_CEILING`]) 1,000.
     pub yaml_max_depth: usize,
     /// Most nodes that YAML alias expansion may produce in one document (the "billion laughs"
-    /// defence: Psych shares one object per anchor, hieralint copies to keep spans). Default
-    /// 1,000,000.
-    pub yaml_max_alias_nodes: usize,
+    /// defence: Psych shares one object per anchor, hieralint copies to keep spans), and most
+    /// nodes a HOCON value may hold beyond what its file holds (substitutions copy values).
+    /// Default 1,000,000.
+    pub max_expanded_nodes: usize,
     /// Longest string one interpolation may produce, in bytes (a chain of keys each
-    /// interpolating the next twice doubles per level). Default 16 MiB.
+    /// interpolating the next twice doubles per level); for HOCON, most string bytes a value
+    /// may hold beyond the file's size (`b = ${a}${a}` doubles too). Default 16 MiB.
     pub max_interpolated_bytes: usize,
     /// Most nested lookups through interpolation (`%{lookup('a')}` in `a`'s value looking up `b`,
     /// which interpolates `c`...). Default 200.
@@ -66,7 +68,7 @@ impl Default for Limits {
             max_file_bytes: 64 * 1024 * 1024,
             max_files: 1_000_000,
             yaml_max_depth: 1_000,
-            yaml_max_alias_nodes: 1_000_000,
+            max_expanded_nodes: 1_000_000,
             max_interpolated_bytes: 16 * 1024 * 1024,
             max_lookup_depth: 200,
             max_sub_lookups: 100_000,

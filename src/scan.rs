@@ -547,7 +547,7 @@ mod tests {
         std::fs::write(dir.join("data/a.yaml"), "a: 1\n").unwrap();
         std::fs::write(dir.join("data/b.yaml"), "b: [\n").unwrap();
         let mut errors = Vec::new();
-        let planned = plan(&[dir.clone()], &mut errors, &Limits::default());
+        let planned = plan(std::slice::from_ref(&dir), &mut errors, &Limits::default());
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(planned.len(), 3);
         std::fs::remove_file(dir.join("data/a.yaml")).unwrap();
@@ -555,14 +555,15 @@ mod tests {
             .iter()
             .map(|p| load_one(p, &Limits::default()))
             .collect();
-        let gone = results[1].as_ref().expect_err("a.yaml vanished");
+        // The plan is sorted by path: data/a.yaml, data/b.yaml, hiera.yaml.
+        let gone = results[0].as_ref().expect_err("a.yaml vanished");
         assert_eq!(gone.path, dir.join("data/a.yaml"));
         assert!(
             gone.message.starts_with("cannot read: No such file"),
             "{}",
             gone.message
         );
-        let b = results[2].as_ref().expect("b.yaml still loads");
+        let b = results[1].as_ref().expect("b.yaml still loads");
         assert_eq!(b.doc.issues.len(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -633,13 +633,55 @@ fn billion_laughs() {
     let r = check_dir(
         &tmp.0,
         Limits {
-            yaml_max_alias_nodes: 1_000,
+            max_expanded_nodes: 1_000,
             ..Limits::default()
         },
     );
     let e = issues(loaded(&r, &tmp.0, "data/laughs.yaml"), limit);
     assert!(e[0].2.contains("more than 1000 nodes"), "{e:?}");
     assert_eq!((e[0].0, e[0].1), (4, 50), "{e:?}");
+}
+
+/// HOCON substitution bombs: forty keys each concatenating the previous one twice (strings,
+/// lists, objects) grow as 2^40. Stopped once a value exceeds the file's size plus the
+/// configured allowance, with a position; ruby-hocon builds the whole value (and runs out of
+/// memory).
+#[test]
+fn hocon_substitution_bombs() {
+    let tmp = case("hocon-bomb");
+    // Objects cost more per node in a debug build (about 20 s to reach the default limit): they
+    // are checked below with a lower one.
+    let objects = tmp.0.join("data/objects.conf");
+    let parked = tmp.0.join("objects.conf.parked");
+    std::fs::rename(&objects, &parked).unwrap();
+    let r = check_dir(&tmp.0, Limits::default());
+    siblings_still_checked(&r, &tmp.0);
+    let s = issues(loaded(&r, &tmp.0, "data/strings.conf"), limit);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert!(
+        s[0].2
+            .contains("bytes of strings (limit `max_interpolated_bytes`"),
+        "{s:?}"
+    );
+    // k24 (2 bytes doubled 24 times) is the first value over 16 MiB plus the file's size.
+    assert_eq!((s[0].0, s[0].1), (25, 7), "{s:?}");
+    let l = issues(loaded(&r, &tmp.0, "data/lists.conf"), limit);
+    assert!(
+        l[0].2.contains("nodes (limit `max_expanded_nodes`"),
+        "{l:?}"
+    );
+    assert_eq!(l[0].0, 20, "{l:?}");
+    std::fs::rename(&parked, &objects).unwrap();
+    let r = check_dir(
+        &tmp.0,
+        Limits {
+            max_expanded_nodes: 50_000,
+            ..Limits::default()
+        },
+    );
+    let o = issues(loaded(&r, &tmp.0, "data/objects.conf"), limit);
+    assert!(o[0].2.contains("more than 51143 nodes"), "{o:?}");
+    assert_eq!((o[0].0, o[0].1), (16, 7), "{o:?}");
 }
 
 /// Big files: 50 MB is under the default limit and is loaded; over a configured limit (or the
@@ -831,4 +873,18 @@ fn fuzz_json_invalid_utf8_span() {
         b"{\"k\": [\"json\"]\x8e, \"j\": 1}\n",
     );
     assert!(doc.issues.iter().any(|i| i.kind == LoadIssueKind::Encoding));
+}
+
+/// json_loader: a `\u` escape with a non-hex character among its four digits got a six-byte
+/// span, which ended inside that character when it was not ASCII.
+#[test]
+fn fuzz_json_bad_unicode_escape_span() {
+    let doc = load_checked(
+        Format::Json,
+        "x.json",
+        b"[\"\\ud83\xf6abcdefgh[\"\\ud83dab\"]",
+    );
+    assert!(doc.issues.iter().any(|i| i.kind == LoadIssueKind::Syntax));
+    let doc = load_checked(Format::Json, "x.json", "[\"\\u12\u{e9}4\"]".as_bytes());
+    assert!(doc.issues.iter().any(|i| i.kind == LoadIssueKind::Syntax));
 }

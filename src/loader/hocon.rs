@@ -37,6 +37,7 @@ mod value;
 use std::sync::Arc;
 
 use super::{Comment, Document, Format, LoadIssue, LoadIssueKind};
+use crate::limits::Limits;
 use crate::span::{SourceFile, Span};
 use crate::value::{Entry, Mapping, Node, NodeKind, Scalar, ScalarStyle, Value};
 use lexer::{Num, Tok};
@@ -51,11 +52,17 @@ const STACK: usize = 16 << 20;
 
 /// Parses one HOCON file (on a thread of its own, see [`STACK`]).
 pub fn load(file: &SourceFile) -> Document {
+    load_with(file, &Limits::default())
+}
+
+/// [`load`] within `limits`: what substitutions may add to the file's own values
+/// ([`Limits::max_expanded_nodes`] nodes, [`Limits::max_interpolated_bytes`] string bytes).
+pub fn load_with(file: &SourceFile, limits: &Limits) -> Document {
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("hocon".into())
             .stack_size(STACK)
-            .spawn_scoped(s, || load_here(file))
+            .spawn_scoped(s, || load_here(file, limits))
             .ok()
             .and_then(|h| h.join().ok())
     })
@@ -70,7 +77,7 @@ pub fn load(file: &SourceFile) -> Document {
     })
 }
 
-fn load_here(file: &SourceFile) -> Document {
+fn load_here(file: &SourceFile, limits: &Limits) -> Document {
     // Puppet reads the file as UTF-8 without dropping a byte order mark, so ruby-hocon sees it
     // as text (recorded: "\u{feff}a = 1" has the key "\u{feff}a"). SourceFile stripped it: put
     // it back and shift every span by its length.
@@ -107,7 +114,13 @@ fn load_here(file: &SourceFile) -> Document {
             let built = builder.build_root(&children);
             doc.issues.append(&mut builder.issues);
             built.and_then(|root| {
-                let mut resolver = resolve::Resolver::new(&root);
+                // Substitutions may copy values (`b = ${a}${a}` doubles `a`): bound what they
+                // add beyond the file's own size.
+                let budget = resolve::Budget {
+                    nodes: (limits.max_expanded_nodes as u64).saturating_add(text.len() as u64),
+                    bytes: (limits.max_interpolated_bytes as u64).saturating_add(text.len() as u64),
+                };
+                let mut resolver = resolve::Resolver::new(&root, budget);
                 let r = resolver.resolve_root();
                 doc.issues.append(&mut resolver.issues);
                 r
@@ -135,6 +148,7 @@ fn load_here(file: &SourceFile) -> Document {
                     span,
                     format!("{what}: hieralint stops here"),
                 ),
+                Fail::Limit { span, message } => (LoadIssueKind::Limit, span, message),
             };
             doc.issues.push(LoadIssue {
                 kind,

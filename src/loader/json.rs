@@ -426,7 +426,13 @@ impl<'a> Parser<'a> {
                         Some(b'u') => {
                             let hex = b.get(i + 2..i + 6);
                             if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                                let end = (i + 6).min(b.len());
+                                // Up to the sixth byte, extended to the end of the character
+                                // it falls in (found by fuzzing: `"\ud83é`, tests/hostile.rs
+                                // `fuzz_json_bad_unicode_escape_span`).
+                                let mut end = (i + 6).min(b.len());
+                                while !self.text.is_char_boundary(end) {
+                                    end += 1;
+                                }
                                 return Err(Fail::Silent(Span::new(i, end)));
                             }
                             i += 6;

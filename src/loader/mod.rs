@@ -160,8 +160,8 @@ pub fn load(format: Format, file: &crate::span::SourceFile) -> Document {
     load_with(format, file, &crate::limits::Limits::default())
 }
 
-/// Loads a file of the given format within `limits` (only YAML has adjustable ones: JSON's
-/// nesting limit is Ruby's, HOCON's are fixed by its thread's stack; see docs/limits.md).
+/// Loads a file of the given format within `limits` (YAML: nesting and alias expansion; HOCON:
+/// what substitutions may add. JSON's nesting limit is Ruby's own; see docs/limits.md).
 pub fn load_with(
     format: Format,
     file: &crate::span::SourceFile,
@@ -170,6 +170,6 @@ pub fn load_with(
     match format {
         Format::Yaml => yaml::load_with(file, limits),
         Format::Json => json::load(file),
-        Format::Hocon => hocon::load(file),
+        Format::Hocon => hocon::load_with(file, limits),
     }
 }

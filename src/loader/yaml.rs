@@ -34,7 +34,7 @@ pub const MAX_DEPTH: usize = Limits::YAML_DEPTH_CEILING;
 /// Most nodes that alias expansion may produce in one document by default (the "billion laughs"
 /// defence). Psych shares one Ruby object per anchor and so never expands; hieralint copies the
 /// anchored nodes so that every value keeps a span, and stops at this many copies
-/// ([`Limits::yaml_max_alias_nodes`]).
+/// ([`Limits::max_expanded_nodes`]).
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
 /// Loads the first YAML document of `file` as Puppet's `yaml_data` does (reference §6.1).
@@ -171,7 +171,7 @@ struct Loader<'a> {
     root: Option<(Node, usize, usize)>,
     anchors: HashMap<usize, Anchored>,
     alias_nodes: usize,
-    /// [`Limits::yaml_depth`] and [`Limits::yaml_max_alias_nodes`] for this load.
+    /// [`Limits::yaml_depth`] and [`Limits::max_expanded_nodes`] for this load.
     max_depth: usize,
     max_alias_nodes: usize,
     issues: Vec<LoadIssue>,
@@ -209,7 +209,7 @@ impl<'a> Loader<'a> {
             anchors: HashMap::new(),
             alias_nodes: 0,
             max_depth: limits.yaml_depth(),
-            max_alias_nodes: limits.yaml_max_alias_nodes,
+            max_alias_nodes: limits.max_expanded_nodes,
             issues: Vec::new(),
             no_comment: Vec::new(),
             comment_limit: text.len(),
