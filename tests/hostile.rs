@@ -556,6 +556,42 @@ fn glob_of_everything() {
     assert!(e.contains("bad.yaml"), "{e}");
 }
 
+/// Ruby object tags are never instantiated: each file fails the way Psych's safe_load fails
+/// (`Tried to load unspecified class: <class>`, recorded with Psych 4.0.3), at the tag, and the
+/// data Puppet would refuse is not handed on.
+#[test]
+fn ruby_tags_are_refused() {
+    let tmp = case("ruby-tags");
+    let r = check_dir(&tmp.0, Limits::default());
+    siblings_still_checked(&r, &tmp.0);
+    for (file, at, class) in [
+        ("data/object.yaml", (3, 25), "Gem::Installer"),
+        (
+            "data/hash.yaml",
+            (2, 21),
+            "ActionController::Routing::RouteSet::NamedRouteCollection",
+        ),
+        // (A scalar's issue is at its value, after the tag.)
+        ("data/regexp.yaml", (2, 38), "Regexp"),
+    ] {
+        let f = loaded(&r, &tmp.0, file);
+        // Every forbidden tag is reported (hash.yaml's `!ruby/struct` too); Psych raises on the
+        // first, which is what Puppet prints.
+        let e = issues(f, |k| *k == LoadIssueKind::ForbiddenTag);
+        assert!(!e.is_empty(), "{file}: {:?}", f.doc.issues);
+        assert_eq!(
+            f.doc.fatal_issue().map(|i| i.message.as_str()),
+            Some(e[0].2.as_str())
+        );
+        assert_eq!((e[0].0, e[0].1), at, "{file}: {e:?}");
+        assert_eq!(e[0].2, format!("Tried to load unspecified class: {class}"));
+        assert!(
+            matches!(f.doc.puppet_data(), loader::PuppetData::Error(_)),
+            "{file}: Puppet gets no data from it"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Limits
 
