@@ -84,18 +84,51 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     all
 }
 
+/// Runs `enabled` over a loaded project and adds the scanner's errors (H008), sorted: the core
+/// that [`check`] and the `hieralint check` pipeline ([`crate::run`]) share. `opts` carries the
+/// engine settings (facts, Puppet version); its `paths` and `only` are not used here.
+pub fn check_loaded(
+    project: &mut Project,
+    scan_errors: &[ScanError],
+    enabled: &[&'static dyn Rule],
+    opts: &CheckOptions,
+) -> Vec<Diagnostic> {
+    let (fact_sets, fact_errors) = crate::facts::load_fact_sets(&opts.facts);
+    project.fact_sets = fact_sets;
+    project.limits = opts.limits;
+    project.puppet = Some(match opts.puppet {
+        7 => crate::engine::PuppetVersion::V7,
+        _ => crate::engine::PuppetVersion::V8,
+    });
+    let mut diagnostics = run_rules(project, enabled);
+    diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
+    diagnostics.extend(fact_errors.iter().map(|e| {
+        let file = std::sync::Arc::new(SourceFile::from_bytes(
+            e.path.clone(),
+            &std::fs::read(&e.path).unwrap_or_default(),
+        ));
+        Diagnostic::new(
+            &rules::invalid_fact_set::META,
+            &file,
+            e.span.unwrap_or_default(),
+            e.message.clone(),
+        )
+    }));
+    diag::sort_and_dedup(&mut diagnostics);
+    diagnostics
+}
+
 pub fn check(opts: &CheckOptions) -> CheckResult {
-    let (project, scan_errors) = scan::load_project_limited(&opts.paths, &opts.limits);
+    let (mut project, scan_errors) = scan::load_project_limited(&opts.paths, &opts.limits);
     let enabled: Vec<&'static dyn Rule> = rules::registry()
         .iter()
         .copied()
         .filter(|r| opts.only.is_empty() || opts.only.contains(&r.meta().name))
         .collect();
-    let mut diagnostics = run_rules(&project, &enabled);
-    diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
-    diag::sort_and_dedup(&mut diagnostics);
+    let diagnostics = check_loaded(&mut project, &scan_errors, &enabled, opts);
     let mut summary = Summary {
         files_checked: project.files.len(),
+        fact_sets: project.fact_sets.len(),
         ..Summary::default()
     };
     summary.count(&diagnostics);

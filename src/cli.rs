@@ -1,18 +1,19 @@
 //! The command line: `check`, `lookup`, `rules`, `rule`.
 //!
-//! Exit codes (contract): 0 when no diagnostic has error severity, 1 when one does, 2 when
-//! hieralint itself could not do its job (bad flags, unreadable root).
+//! Exit codes (contract): 0 when no diagnostic reaches `--fail-on` (default: error severity),
+//! 1 when one does, 2 when hieralint itself could not do its job (bad flags, unreadable root,
+//! unreadable baseline, or errors in the configuration file: H903).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
 
-use crate::check::{self, CheckOptions};
-use crate::diag::Severity;
-use crate::render;
+use crate::gate;
 use crate::rules;
+use crate::settings::FailOn;
+
+pub use crate::render::OutputFormat;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -28,7 +29,9 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check hiera.yaml and Hiera data files (default: the current directory)
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
+    /// Look keys up the way `puppet lookup` does
+    Lookup(Box<crate::engine::cli::LookupArgs>),
     /// List every rule
     Rules,
     /// Print a rule's documentation
@@ -38,41 +41,72 @@ pub enum Command {
     },
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    Full,
-    Concise,
-    Json,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum ColorWhen {
+    #[default]
     Auto,
     Always,
     Never,
 }
 
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Default)]
 pub struct CheckArgs {
-    /// Environments, environment directories, modules or files to check
+    /// Environments, environment directories, modules or files to check. Files are the
+    /// reporting scope; the environment around them is loaded for context
     pub paths: Vec<PathBuf>,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = OutputFormat::Full)]
-    pub format: OutputFormat,
+    /// Output format [default: `format` of .hieralint.yaml, else `github` when
+    /// GITHUB_ACTIONS=true, else full]
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+    /// Write the report in --format to this file; human output still goes to the terminal
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
     /// When to use colour in human output
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
     /// Print diagnostics only, no summary line
     #[arg(short, long)]
     pub quiet: bool,
+    /// Lowest severity that makes the exit status 1 [default: error]
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Run only these rules (names or codes, comma-separated or repeated)
+    #[arg(long, value_name = "RULES", action = clap::ArgAction::Append)]
+    pub select: Vec<String>,
+    /// Do not run these rules (names or codes, comma-separated or repeated)
+    #[arg(long, value_name = "RULES", action = clap::ArgAction::Append)]
+    pub ignore: Vec<String>,
+    /// Configuration file [default: .hieralint.yaml in the target directory or a parent]
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Silence the findings recorded in this baseline file
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record the current findings in this baseline file (they are then silenced)
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Also print findings silenced by suppressions or the baseline, marked as such
+    #[arg(long)]
+    pub show_suppressed: bool,
+    /// Apply the fixes rules offer, then re-check
+    #[arg(long, conflicts_with = "diff")]
+    pub fix: bool,
+    /// Print the fixes as a unified diff instead of applying them (exit 1 when there are some)
+    #[arg(long)]
+    pub diff: bool,
+    /// Read the file's text from standard input and check it as this path, in the context of
+    /// the project on disk (for editors)
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
     /// Fact sets to check against: files or directories of JSON/YAML (facter -j, puppet facts
     /// show, PuppetDB exports, Puppet's YAML facts cache). Without it, the values the data
     /// implies are used.
     #[arg(long, value_name = "PATH")]
     pub facts: Vec<PathBuf>,
-    /// The Puppet version whose behaviour to model where 7 and 8 differ
-    #[arg(long, value_name = "7|8", default_value_t = 8, value_parser = clap::value_parser!(u8).range(7..=8))]
-    pub puppet: u8,
+    /// The Puppet version whose behaviour to model where 7 and 8 differ [default: `puppet` of
+    /// .hieralint.yaml, else 8]
+    #[arg(long, value_name = "7|8", value_parser = clap::value_parser!(u8).range(7..=8))]
+    pub puppet: Option<u8>,
 }
 
 pub fn main() -> i32 {
@@ -86,6 +120,7 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::Check(args) => run_check(&args),
+        Command::Lookup(args) => crate::engine::cli::run(&args),
         Command::Rules => {
             let mut out = std::io::stdout().lock();
             for m in rules::all_meta() {
@@ -114,67 +149,11 @@ pub fn main() -> i32 {
 }
 
 fn run_check(args: &CheckArgs) -> i32 {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
-    };
-    for p in &paths {
-        if std::fs::metadata(p).is_err() {
-            eprintln!("hieralint: cannot read `{}`", p.display());
-            return 2;
+    match gate::run_check(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("hieralint: {e}");
+            2
         }
-    }
-    let result = check::check(&CheckOptions {
-        paths,
-        facts: args.facts.clone(),
-        puppet: args.puppet,
-        ..CheckOptions::default()
-    });
-    let stdout = std::io::stdout();
-    let written = match args.format {
-        OutputFormat::Json => {
-            render::write_json(&mut stdout.lock(), &result.diagnostics, &result.summary)
-        }
-        OutputFormat::Full | OutputFormat::Concise => {
-            let choice = match args.color {
-                ColorWhen::Always => ColorChoice::Always,
-                ColorWhen::Never => ColorChoice::Never,
-                ColorWhen::Auto
-                    if std::io::stdout().is_terminal()
-                        && std::env::var_os("NO_COLOR").is_none() =>
-                {
-                    ColorChoice::Auto
-                }
-                ColorWhen::Auto => ColorChoice::Never,
-            };
-            let mut out = StandardStream::stdout(choice);
-            render::write_codespan(
-                &mut out,
-                &result.diagnostics,
-                args.format == OutputFormat::Concise,
-            )
-            .and_then(|()| {
-                if !args.quiet {
-                    writeln!(out, "{}", render::summary_line(&result.summary))?;
-                }
-                Ok(())
-            })
-        }
-    };
-    if let Err(e) = written {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("hieralint: cannot write output: {e}");
-            return 2;
-        }
-    }
-    if result
-        .diagnostics
-        .iter()
-        .any(|d| d.severity == Severity::Error)
-    {
-        1
-    } else {
-        0
     }
 }

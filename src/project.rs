@@ -4,11 +4,16 @@
 //! a [`Project`]; rules and the engine read it. Files are shared (`Arc`) so diagnostics can point
 //! into any of them.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::sync::OnceLock;
+
+use crate::config::{self, ConfigError, HieraConfig};
 use crate::loader::Document;
 use crate::span::SourceFile;
+use crate::value::Node;
 
 /// Which Hiera layer a file belongs to (reference §2).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,9 +41,39 @@ pub struct LoadedFile {
     pub layer: Layer,
     /// The environment directory this file belongs to (absent for loose files).
     pub env_root: Option<PathBuf>,
+    /// The hiera.yaml model, parsed on first use (hiera.yaml files only).
+    pub config: OnceLock<(Option<HieraConfig>, Vec<ConfigError>)>,
 }
 
 impl LoadedFile {
+    pub fn new(
+        source: Arc<SourceFile>,
+        doc: Document,
+        role: FileRole,
+        layer: Layer,
+        env_root: Option<PathBuf>,
+    ) -> LoadedFile {
+        LoadedFile {
+            source,
+            doc,
+            role,
+            layer,
+            env_root,
+            config: OnceLock::new(),
+        }
+    }
+
+    /// The parsed hiera.yaml model and Puppet's validation errors (empty for other files).
+    pub fn hiera_config(&self) -> &(Option<HieraConfig>, Vec<ConfigError>) {
+        self.config.get_or_init(|| {
+            if self.role == FileRole::HieraConfig {
+                config::parse(&self.source, &self.doc, &self.layer)
+            } else {
+                (None, Vec::new())
+            }
+        })
+    }
+
     pub fn module_name(&self) -> Option<&str> {
         match &self.layer {
             Layer::Module(m) => Some(m),
@@ -48,7 +83,60 @@ impl LoadedFile {
 }
 
 /// Everything one run checks.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Project {
     pub files: Vec<LoadedFile>,
+    /// The fact sets given with `--facts` (empty: nodes are implied by the data).
+    pub fact_sets: Vec<crate::facts::FactSet>,
+    /// The Puppet version modelled where 7 and 8 differ.
+    pub puppet: Option<crate::engine::PuppetVersion>,
+    /// Rule options from `.hieralint.yaml` (`rules: {<rule>: {level: .., <option>: ..}}`), by
+    /// rule code; only options the rule's page documents get here. Read them with
+    /// [`Project::rule_option`].
+    pub rule_options: BTreeMap<&'static str, Vec<(String, Node)>>,
+    /// Bounds for the engine the analysis builds (docs/limits.md).
+    pub limits: crate::limits::Limits,
+    analysis: OnceLock<crate::analysis::Analysis>,
+}
+
+impl std::fmt::Debug for Project {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Project")
+            .field("files", &self.files.len())
+            .field("fact_sets", &self.fact_sets.len())
+            .finish()
+    }
+}
+
+impl Project {
+    pub fn new(files: Vec<LoadedFile>) -> Project {
+        Project {
+            files,
+            ..Project::default()
+        }
+    }
+
+    pub fn puppet(&self) -> crate::engine::PuppetVersion {
+        self.puppet.unwrap_or(crate::engine::PuppetVersion::V8)
+    }
+
+    /// The engine-backed analysis, built on first use (only rules that need it pay for it).
+    pub fn analysis(&self) -> &crate::analysis::Analysis {
+        self.analysis
+            .get_or_init(|| crate::analysis::analyze(self, &self.fact_sets, self.puppet()))
+    }
+
+    /// The loaded file at `path`, if the project has it.
+    pub fn file(&self, path: &std::path::Path) -> Option<&LoadedFile> {
+        self.files.iter().find(|f| f.source.path == path)
+    }
+
+    /// An option of a rule from the configuration file, with its span in that file.
+    pub fn rule_option(&self, code: &str, option: &str) -> Option<&Node> {
+        self.rule_options
+            .get(code)?
+            .iter()
+            .find(|(k, _)| k == option)
+            .map(|(_, v)| v)
+    }
 }

@@ -6,7 +6,7 @@
 //! loose files. Files are read and parsed in parallel; the result is sorted by path so that the
 //! output is the same whatever the thread count.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use crate::limits::Limits;
 use crate::loader::{self, Format};
+use crate::paths;
 use crate::project::{FileRole, Layer, LoadedFile, Project};
 use crate::span::{SourceFile, Span};
 
@@ -80,8 +81,10 @@ fn looks_like_environment(dir: &Path) -> bool {
         || dir.join("hieradata").is_dir()
 }
 
+/// A module has `metadata.json`; a control repo that also has one (example42's psick does) is
+/// an environment when it has `environment.conf`, which modules never have.
 fn looks_like_module(dir: &Path) -> bool {
-    dir.join("metadata.json").is_file()
+    dir.join("metadata.json").is_file() && !dir.join("environment.conf").is_file()
 }
 
 /// Reads the `datadir`s a hiera.yaml names (literally, up to the first interpolation), so the
@@ -90,10 +93,18 @@ fn looks_like_module(dir: &Path) -> bool {
 /// out: hieralint checks the tree it is given, never `/` (the scanner reports them).
 pub fn datadirs_of(root: &Path) -> Vec<PathBuf> {
     let allowed = canonical_roots(&[root]);
-    datadir_decls(root, &Limits::default())
+    datadirs_with(root, &BTreeMap::new())
+        .into_iter()
+        .filter(|d| outside(d, &allowed).is_none())
+        .collect()
+}
+
+/// [`datadirs_of`] without the containment check, reading hiera.yaml from `overlay` when it is
+/// there (`--stdin-filename`).
+fn datadirs_with(root: &Path, overlay: &BTreeMap<PathBuf, Arc<str>>) -> Vec<PathBuf> {
+    datadir_decls(root, overlay, &Limits::default())
         .1
         .into_iter()
-        .filter(|d| outside(&d.dir, &allowed).is_none())
         .map(|d| d.dir)
         .collect()
 }
@@ -105,13 +116,28 @@ struct DataDir {
 }
 
 /// The existing data directories of a layer root, with the hiera.yaml they were read from.
-fn datadir_decls(root: &Path, limits: &Limits) -> (Option<Arc<SourceFile>>, Vec<DataDir>) {
-    let mut dirs: std::collections::BTreeMap<PathBuf, Option<Span>> = Default::default();
+fn datadir_decls(
+    root: &Path,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
+) -> (Option<Arc<SourceFile>>, Vec<DataDir>) {
+    let mut dirs: BTreeMap<PathBuf, Option<Span>> = BTreeMap::new();
     let cfg = root.join("hiera.yaml");
     let mut source = None;
-    // An oversized hiera.yaml is reported when it is loaded; it names no datadir here.
-    let small = std::fs::metadata(&cfg).is_ok_and(|m| m.len() <= limits.max_file_bytes);
-    if let Some(bytes) = small.then(|| std::fs::read(&cfg).ok()).flatten() {
+    let text = if overlay.is_empty() {
+        None
+    } else {
+        overlay.get(&paths::identity(&cfg)).cloned()
+    };
+    let bytes = match text {
+        Some(t) => Some(t.as_bytes().to_vec()),
+        // An oversized hiera.yaml is reported when it is loaded; it names no datadir here.
+        None => std::fs::metadata(&cfg)
+            .is_ok_and(|m| m.len() <= limits.max_file_bytes)
+            .then(|| std::fs::read(&cfg).ok())
+            .flatten(),
+    };
+    if let Some(bytes) = bytes {
         let file = Arc::new(SourceFile::from_bytes(&cfg, &bytes));
         let doc = loader::yaml::load_with(&file, limits);
         if let Some(map) = doc.root.as_ref().and_then(|r| r.as_map()) {
@@ -274,6 +300,7 @@ fn plan_layer(
     env_root: &Path,
     plan: &mut Vec<Planned>,
     errors: &mut Vec<ScanError>,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
     limits: &Limits,
 ) {
     let cfg = root.join("hiera.yaml");
@@ -289,7 +316,7 @@ fn plan_layer(
     // the environment only through a link): a datadir elsewhere — absolute, `..`, `/` — is
     // reported at its declaration and not walked.
     let allowed = canonical_roots(&[root, env_root]);
-    let (config, dirs) = datadir_decls(root, limits);
+    let (config, dirs) = datadir_decls(root, overlay, limits);
     for DataDir { dir, decl } in dirs {
         if let Some(real) = outside(&dir, &allowed) {
             let mut e = ScanError::new(
@@ -323,9 +350,10 @@ fn plan_environment(
     env: &Path,
     plan: &mut Vec<Planned>,
     errors: &mut Vec<ScanError>,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
     limits: &Limits,
 ) {
-    plan_layer(env, Layer::Environment, env, plan, errors, limits);
+    plan_layer(env, Layer::Environment, env, plan, errors, overlay, limits);
     for mdir in module_dirs(env) {
         let Ok(rd) = std::fs::read_dir(&mdir) else {
             errors.push(ScanError::new(&mdir, "cannot read module directory"));
@@ -346,16 +374,25 @@ fn plan_environment(
                 ));
                 continue;
             };
-            plan_layer(&m, Layer::Module(name), env, plan, errors, limits);
+            plan_layer(&m, Layer::Module(name), env, plan, errors, overlay, limits);
         }
     }
 }
 
 /// Works out what each path is and which files to load.
 fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>, limits: &Limits) -> Vec<Planned> {
+    plan_with(paths, errors, &BTreeMap::new(), limits)
+}
+
+fn plan_with(
+    paths: &[PathBuf],
+    errors: &mut Vec<ScanError>,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
+) -> Vec<Planned> {
     let mut plan = Vec::new();
     for p in paths {
-        if p.is_file() {
+        if p.is_file() || (!overlay.is_empty() && overlay.contains_key(&paths::identity(p))) {
             let role = if p.file_name().is_some_and(|n| n == "hiera.yaml") {
                 FileRole::HieraConfig
             } else {
@@ -370,9 +407,17 @@ fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>, limits: &Limits) -> Vec<
         } else if p.is_dir() {
             if looks_like_module(p) {
                 let name = module_name_of(p);
-                plan_layer(p, Layer::Module(name), p, &mut plan, errors, limits);
+                plan_layer(
+                    p,
+                    Layer::Module(name),
+                    p,
+                    &mut plan,
+                    errors,
+                    overlay,
+                    limits,
+                );
             } else if looks_like_environment(p) {
-                plan_environment(p, &mut plan, errors, limits);
+                plan_environment(p, &mut plan, errors, overlay, limits);
             } else {
                 // an environments directory (r10k), or a directory holding `environments/`
                 let envs_dir = if p.join("environments").is_dir() {
@@ -391,7 +436,7 @@ fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>, limits: &Limits) -> Vec<
                     for c in children {
                         if looks_like_environment(&c) {
                             found = true;
-                            plan_environment(&c, &mut plan, errors, limits);
+                            plan_environment(&c, &mut plan, errors, overlay, limits);
                         }
                     }
                 }
@@ -470,8 +515,18 @@ fn size_limit_message(limit: u64) -> String {
 /// Reads and loads one planned file. A file that vanished since planning, cannot be read, or is
 /// over the size limit is a [`ScanError`] (the run goes on). The read itself is bounded, so a
 /// file growing between `metadata` and `read` cannot exceed the limit either.
-fn load_one(p: &Planned, limits: &Limits) -> Result<LoadedFile, ScanError> {
+fn load_one(
+    p: &Planned,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
+) -> Result<LoadedFile, ScanError> {
     use std::io::Read;
+    if !overlay.is_empty() {
+        if let Some(text) = overlay.get(&paths::identity(&p.path)) {
+            let source = Arc::new(SourceFile::from_bytes(&p.path, text.as_bytes()));
+            return Ok(loaded(p, source, limits));
+        }
+    }
     let cannot_read = |e: std::io::Error| ScanError::new(&p.path, format!("cannot read: {e}"));
     let meta = std::fs::metadata(&p.path).map_err(cannot_read)?;
     if meta.len() > limits.max_file_bytes {
@@ -494,15 +549,19 @@ fn load_one(p: &Planned, limits: &Limits) -> Result<LoadedFile, ScanError> {
         ));
     }
     let source = Arc::new(SourceFile::from_bytes(&p.path, &bytes));
+    Ok(loaded(p, source, limits))
+}
+
+fn loaded(p: &Planned, source: Arc<SourceFile>, limits: &Limits) -> LoadedFile {
     let format = Format::from_extension(&p.path).unwrap_or(Format::Yaml);
     let doc = loader::load_with(format, &source, limits);
-    Ok(LoadedFile {
+    LoadedFile::new(
         source,
         doc,
-        role: p.role.clone(),
-        layer: p.layer.clone(),
-        env_root: p.env_root.clone(),
-    })
+        p.role.clone(),
+        p.layer.clone(),
+        p.env_root.clone(),
+    )
 }
 
 /// Discovers and loads everything under `paths`, in parallel.
@@ -510,12 +569,25 @@ pub fn load_project(paths: &[PathBuf]) -> (Project, Vec<ScanError>) {
     load_project_limited(paths, &Limits::default())
 }
 
-/// [`load_project`] within `limits` (file size and count, YAML nesting and aliases).
+/// [`load_project`] within `limits` (file size and count, YAML nesting and aliases, HOCON
+/// substitutions).
 pub fn load_project_limited(paths: &[PathBuf], limits: &Limits) -> (Project, Vec<ScanError>) {
     let mut errors = Vec::new();
     let planned = plan(paths, &mut errors, limits);
-    let results: Vec<Result<LoadedFile, ScanError>> =
-        planned.par_iter().map(|p| load_one(p, limits)).collect();
+    let files = load_planned(&planned, &BTreeMap::new(), limits, &mut errors);
+    (Project::new(files), errors)
+}
+
+fn load_planned(
+    planned: &[Planned],
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
+    errors: &mut Vec<ScanError>,
+) -> Vec<LoadedFile> {
+    let results: Vec<Result<LoadedFile, ScanError>> = planned
+        .par_iter()
+        .map(|p| load_one(p, overlay, limits))
+        .collect();
     let mut files = Vec::with_capacity(results.len());
     for r in results {
         match r {
@@ -524,7 +596,222 @@ pub fn load_project_limited(paths: &[PathBuf], limits: &Limits) -> (Project, Vec
         }
     }
     errors.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
-    (Project { files }, errors)
+    files
+}
+
+/// A predicate on paths (the configuration's `exclude`).
+pub type PathFilter = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
+
+/// How [`load_project_with`] loads.
+#[derive(Clone, Default)]
+pub struct ScanOptions {
+    /// Texts that replace files on disk (`--stdin-filename`), keyed by [`paths::identity`].
+    /// The file need not exist.
+    pub overlay: BTreeMap<PathBuf, Arc<str>>,
+    /// Files to leave out of the run (configuration `exclude`), even when named.
+    pub exclude: Option<PathFilter>,
+    /// Bounds on file size and count and on what loaders expand (docs/limits.md).
+    pub limits: Limits,
+    /// Load the environment (or module) around each file argument, so that cross-file rules see
+    /// the file in context, and make the file arguments the reporting scope (pre-commit passes
+    /// only the changed files).
+    pub file_context: bool,
+}
+
+impl std::fmt::Debug for ScanOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanOptions")
+            .field("overlay", &self.overlay.keys().collect::<Vec<_>>())
+            .field("exclude", &self.exclude.is_some())
+            .field("file_context", &self.file_context)
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+/// What [`load_project_with`] found.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub project: Project,
+    pub errors: Vec<ScanError>,
+    /// With `file_context`, the files named on the command line ([`paths::identity`] form):
+    /// only diagnostics whose primary file is one of them are reported. `None`: everything.
+    pub scope: Option<BTreeSet<PathBuf>>,
+}
+
+/// Where the context of a file argument is: the nearest ancestor directory holding `hiera.yaml`
+/// or `environment.conf` (an environment) or `metadata.json` (a module), not looking above the
+/// repository (a directory holding `.git`). A module that sits on the modulepath of an
+/// environment above it is loaded with that environment, so module rules see their environment.
+fn context_root(file: &Path) -> Option<PathBuf> {
+    let abs = paths::absolute(file);
+    let mut module: Option<&Path> = None;
+    for dir in abs.ancestors().skip(1) {
+        if looks_like_module(dir) {
+            module.get_or_insert(dir);
+        } else if dir.join("hiera.yaml").is_file() || dir.join("environment.conf").is_file() {
+            return match module {
+                None => Some(dir.to_path_buf()),
+                Some(m) => {
+                    let on_modulepath = module_dirs(dir)
+                        .iter()
+                        .any(|md| m.parent() == Some(paths::normalize(md).as_path()));
+                    Some(if on_modulepath { dir } else { m }.to_path_buf())
+                }
+            };
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    module.map(Path::to_path_buf)
+}
+
+/// The role of a file argument that walking its environment did not find: a `hiera.yaml`, a
+/// data file of the environment or of one of its modules that exists only in the overlay (an
+/// unsaved editor buffer), or else a loose file.
+fn role_of_unlisted(
+    file: &Path,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+) -> (FileRole, Layer, Option<PathBuf>) {
+    let loose = (FileRole::Loose, Layer::Environment, None);
+    if file.file_name().is_some_and(|n| n == "hiera.yaml") {
+        return (FileRole::HieraConfig, Layer::Environment, None);
+    }
+    let Some(root) = context_root(file) else {
+        return loose;
+    };
+    let abs = paths::absolute(file);
+    let under = |dirs: Vec<PathBuf>| dirs.iter().any(|d| abs.starts_with(paths::normalize(d)));
+    let env_root = Some(display_dir(&root));
+    if looks_like_module(&root) {
+        if under(datadirs_with(&root, overlay)) {
+            return (
+                FileRole::Data,
+                Layer::Module(module_name_of(&root)),
+                env_root,
+            );
+        }
+        return loose;
+    }
+    if under(datadirs_with(&root, overlay)) {
+        return (FileRole::Data, Layer::Environment, env_root);
+    }
+    for mdir in module_dirs(&root) {
+        let Ok(rd) = std::fs::read_dir(&mdir) else {
+            continue;
+        };
+        for m in rd.filter_map(|e| e.ok()).map(|e| e.path()) {
+            if abs.starts_with(paths::normalize(&m)) && under(datadirs_with(&m, overlay)) {
+                let name = m
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("")
+                    .to_string();
+                return (FileRole::Data, Layer::Module(name), env_root);
+            }
+        }
+    }
+    loose
+}
+
+/// A directory as it should be displayed: relative to the current directory when it is inside
+/// it or above it (`..`), else absolute.
+fn display_dir(abs: &Path) -> PathBuf {
+    let cwd = paths::absolute(Path::new("."));
+    if let Ok(rel) = abs.strip_prefix(&cwd) {
+        return if rel.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            rel.to_path_buf()
+        };
+    }
+    if let Ok(up) = cwd.strip_prefix(abs) {
+        let mut p = PathBuf::new();
+        for _ in up.components() {
+            p.push("..");
+        }
+        return p;
+    }
+    abs.to_path_buf()
+}
+
+/// Discovers and loads everything under `paths` with overlays, exclusions and file context.
+pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
+    let mut errors = Vec::new();
+    let overlay = &opts.overlay;
+    let is_file_arg = |p: &Path| {
+        p.is_file() || (!overlay.is_empty() && overlay.contains_key(&paths::identity(p)))
+    };
+    let file_args: Vec<&PathBuf> = if opts.file_context {
+        paths_in.iter().filter(|p| is_file_arg(p)).collect()
+    } else {
+        Vec::new()
+    };
+    let mut targets: Vec<PathBuf> = Vec::new();
+    let mut roots = BTreeSet::new();
+    for p in paths_in {
+        if file_args.contains(&p) {
+            if let Some(root) = context_root(p) {
+                if roots.insert(root.clone()) {
+                    targets.push(display_dir(&root));
+                }
+                continue;
+            }
+        }
+        targets.push(p.clone());
+    }
+    let mut planned = plan_with(&targets, &mut errors, overlay, &opts.limits);
+    let mut scope = None;
+    if opts.file_context && !file_args.is_empty() {
+        // the file arguments are the scope; spell them as given, and check the ones the
+        // environment does not load as Hiera files (outside any datadir) as loose files
+        let mut ids: BTreeMap<PathBuf, usize> = BTreeMap::new();
+        for (i, pl) in planned.iter().enumerate() {
+            ids.insert(paths::identity(&pl.path), i);
+        }
+        let mut set = BTreeSet::new();
+        for f in &file_args {
+            let id = paths::identity(f);
+            match ids.get(&id) {
+                Some(&i) => planned[i].path = (*f).clone(),
+                None => {
+                    let (role, layer, env_root) = role_of_unlisted(f, overlay);
+                    ids.insert(id.clone(), planned.len());
+                    planned.push(Planned {
+                        path: (*f).clone(),
+                        role,
+                        layer,
+                        env_root,
+                    });
+                }
+            }
+            set.insert(id);
+        }
+        // directories named beside files are in scope too
+        for p in paths_in {
+            if !file_args.contains(&p) && p.is_dir() {
+                let dir = paths::identity(p);
+                for id in ids.keys() {
+                    if id.starts_with(&dir) {
+                        set.insert(id.clone());
+                    }
+                }
+            }
+        }
+        planned.sort_by(|a, b| a.path.cmp(&b.path));
+        scope = Some(set);
+    }
+    if let Some(ex) = &opts.exclude {
+        planned.retain(|p| !ex(&p.path));
+        errors.retain(|e| !ex(&e.path));
+    }
+    let files = load_planned(&planned, overlay, &opts.limits, &mut errors);
+    Scan {
+        project: Project::new(files),
+        errors,
+        scope,
+    }
 }
 
 #[cfg(test)]
@@ -553,7 +840,7 @@ mod tests {
         std::fs::remove_file(dir.join("data/a.yaml")).unwrap();
         let results: Vec<_> = planned
             .iter()
-            .map(|p| load_one(p, &Limits::default()))
+            .map(|p| load_one(p, &BTreeMap::new(), &Limits::default()))
             .collect();
         // The plan is sorted by path: data/a.yaml, data/b.yaml, hiera.yaml.
         let gone = results[0].as_ref().expect_err("a.yaml vanished");
@@ -584,9 +871,9 @@ mod tests {
             max_file_bytes: 4,
             ..Limits::default()
         };
-        let e = load_one(&p, &limits).expect_err("over the limit");
+        let e = load_one(&p, &BTreeMap::new(), &limits).expect_err("over the limit");
         assert_eq!(e.message, "file is larger than the 4 byte limit");
-        assert!(load_one(&p, &Limits::default()).is_ok());
+        assert!(load_one(&p, &BTreeMap::new(), &Limits::default()).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -434,8 +434,9 @@ pub fn ruby_float_to_s(f: f64) -> String {
     }
 }
 
-/// Ruby 3.1's `String#inspect` for a UTF-8 string (recorded: `"\x01\x7f\f#{a}"` prints as
-/// `"\u0001\u007F\f\#{a}"`). Non-ASCII characters other than U+2028/U+2029 print as themselves.
+/// Ruby's `String#inspect` for a UTF-8 string: named escapes for the usual controls, `\uXXXX` for
+/// other non-printable characters, and `#` escaped where it would start an interpolation
+/// (`#{`, `#$`, `#@`).
 fn write_ruby_string_inspect(s: &str, out: &mut String) {
     use std::fmt::Write;
     out.push('"');
@@ -447,14 +448,13 @@ fn write_ruby_string_inspect(s: &str, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{7}' => out.push_str("\\a"),
             '\u{1b}' => out.push_str("\\e"),
-            // `#` is escaped where it would start an interpolation.
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{b}' => out.push_str("\\v"),
+            '\u{c}' => out.push_str("\\f"),
             '#' if matches!(chars.peek(), Some('{' | '$' | '@')) => out.push_str("\\#"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f || c == '\u{2028}' || c == '\u{2029}' => {
+            c if (c as u32) < 0x20 || c as u32 == 0x7f || matches!(c, '\u{2028}' | '\u{2029}') => {
                 write!(out, "\\u{:04X}", c as u32).unwrap()
             }
             c => out.push(c),

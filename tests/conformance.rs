@@ -86,10 +86,55 @@ fn scope_for(case: &Path) -> Scope {
     Scope::for_node(&facts, &trusted, server.as_ref(), "production")
 }
 
+/// Recorded behaviour hieralint does not reproduce, each with the reason (case, mode file, line
+/// number in lookups.jsonl). The test fails on any other disagreement, and on a listed line that
+/// starts agreeing (so the list stays true).
+const KNOWN_GAPS: &[(&str, &str, usize, &str)] = &[
+    // `Value` has no Bignum: integers beyond 64 bits are approximated as Floats by the loaders.
+    (
+        "json/values-and-file-errors",
+        "expected-7.jsonl",
+        14,
+        "Bignum",
+    ),
+    (
+        "json/values-and-file-errors",
+        "expected-strict.jsonl",
+        14,
+        "Bignum",
+    ),
+    ("yaml/scalars", "expected-7.jsonl", 41, "Bignum"),
+    ("yaml/scalars", "expected-strict.jsonl", 41, "Bignum"),
+    // `Value` has no Sensitive: `convert_to: Sensitive` is reported as unsupported.
+    ("lopts/convert-to", "expected-7.jsonl", 6, "Sensitive"),
+    ("lopts/convert-to", "expected-strict.jsonl", 6, "Sensitive"),
+    // A v5 file without `version` fails the v3 struct with two lines (variant 0 and variant 1);
+    // src/config reports only the variant 1 line.
+    (
+        "config/module-hiera-yaml-errors",
+        "expected-7.jsonl",
+        4,
+        "v3 struct variant 0 line",
+    ),
+    (
+        "config/module-hiera-yaml-errors",
+        "expected-strict.jsonl",
+        4,
+        "v3 struct variant 0 line",
+    ),
+];
+
+fn known_gap(rel: &str, file: &str, line: usize) -> bool {
+    KNOWN_GAPS
+        .iter()
+        .any(|(c, f, l, _)| *c == rel && *f == file && *l == line)
+}
+
 #[derive(Default)]
 struct Tally {
     agree: usize,
     disagree: usize,
+    known: usize,
 }
 
 fn ruby_inspect_of(expected: &serde_json::Value) -> Option<String> {
@@ -173,8 +218,17 @@ fn run_mode(
             }
         }
         let t = tally.entry(group.clone()).or_default();
-        if ok {
+        let gap = known_gap(&rel, expected_file, i + 1);
+        if ok && gap {
             t.agree += 1;
+            failures.push(format!(
+                "{rel} [{expected_file} line {}] now agrees: remove it from KNOWN_GAPS",
+                i + 1
+            ));
+        } else if ok {
+            t.agree += 1;
+        } else if gap {
+            t.known += 1;
         } else {
             t.disagree += 1;
             failures.push(format!(
@@ -224,14 +278,15 @@ fn conformance() {
             &mut failures,
         );
     }
-    let (mut a, mut d) = (0, 0);
-    println!("conformance summary (agree/disagree):");
+    let (mut a, mut d, mut k) = (0, 0, 0);
+    println!("conformance summary (agree / disagree / known gaps):");
     for (g, t) in &tally {
-        println!("  {g:<10} {:>4} / {:<4}", t.agree, t.disagree);
+        println!("  {g:<10} {:>4} / {:<4} / {}", t.agree, t.disagree, t.known);
         a += t.agree;
         d += t.disagree;
+        k += t.known;
     }
-    println!("  {:<10} {a:>4} / {d:<4}", "total");
+    println!("  {:<10} {a:>4} / {d:<4} / {k}", "total");
     let verbose = std::env::var("CONFORMANCE_VERBOSE").is_ok();
     for f in failures.iter().take(if verbose { usize::MAX } else { 40 }) {
         println!("{f}\n");

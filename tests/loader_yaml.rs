@@ -323,3 +323,75 @@ fn check_structure_row(row: &J) {
         }
     }
 }
+
+/// libyaml skips a byte order mark but counts it as a column, so `---` on line 1 is no longer the
+/// document start (recorded: fixtures/conformance/yaml/file-shapes-and-errors `fbom`, whose
+/// Puppet error is `mapping values are not allowed in this context at line 2 column 8`).
+#[test]
+fn byte_order_mark_before_document_start() {
+    let (file, doc) = load_bytes(b"\xEF\xBB\xBF---\nfbom::k: bom\n");
+    let issue = fatal(&doc);
+    assert_eq!(issue.kind, LoadIssueKind::Syntax);
+    assert_eq!(lc(&file, issue.span.start), (2, 8));
+    assert_eq!(
+        doc.puppet_data(),
+        PuppetData::Error(
+            "mapping values are not allowed in this context at line 2 column 8".into()
+        )
+    );
+
+    // `--- 42` after a mark is the String "--- 42" (Psych, Ruby 3.1), spanning the whole line.
+    let (file, doc) = load_bytes(b"\xEF\xBB\xBF--- 42\n");
+    assert!(doc.issues.is_empty(), "{:?}", doc.issues);
+    let root = doc.root.unwrap();
+    assert_eq!(root.as_str(), Some("--- 42"));
+    assert_eq!(root.span, Span::new(0, 6));
+    assert_eq!(file.slice(root.span), "--- 42");
+
+    // A mark before anything else is skipped.
+    let (_, doc) = load_bytes(b"\xEF\xBB\xBFk: v\n");
+    assert!(doc.issues.is_empty());
+    assert_eq!(root_value(&doc, "k").as_str(), Some("v"));
+}
+
+/// A flow collection's span ends at its closing bracket, not after the comment that follows.
+#[test]
+fn flow_collection_spans_end_at_the_bracket() {
+    let (file, doc) = load("k: [a, {b: c}]  # a ] in a comment\nj: {x: y} # c\n");
+    let k = root_value(&doc, "k");
+    assert!(matches!(k.kind, NodeKind::Seq(_)));
+    assert_eq!(file.slice(k.span), "[a, {b: c}]");
+    let inner = &k.as_seq().unwrap()[1];
+    assert_eq!(file.slice(inner.span), "{b: c}");
+    assert_eq!(file.slice(root_value(&doc, "j").span), "{x: y}");
+}
+
+/// saphyr-parser counts flow nesting in a byte; deeper files load in Psych (recorded:
+/// fixtures/recorded/yaml-limit-exceeded, 1,100 levels), so this is a limit, not a syntax error.
+#[test]
+fn deep_flow_nesting_is_a_limit_not_a_syntax_error() {
+    let text = format!("k: {}{}\n", "[".repeat(300), "]".repeat(300));
+    let (file, doc) = load(&text);
+    let issue = fatal(&doc);
+    assert_eq!(issue.kind, LoadIssueKind::Limit);
+    assert_eq!(lc(&file, issue.span.start), (1, 4 + 255));
+    let ok = format!("k: {}{}\n", "[".repeat(255), "]".repeat(255));
+    assert!(load(&ok).1.issues.is_empty());
+}
+
+/// The duplicate-key message names the first key's line and character column.
+#[test]
+fn duplicate_key_message_names_the_first_key() {
+    let (_, doc) = load("a: 1\n  # é\nzé: 2\nb: {zé: 3}\nzé: 4\n");
+    let d: Vec<&LoadIssue> = doc
+        .issues
+        .iter()
+        .filter(|i| matches!(i.kind, LoadIssueKind::DuplicateKey { .. }))
+        .collect();
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0].message.contains("first defined at line 3 column 1"),
+        "{}",
+        d[0].message
+    );
+}

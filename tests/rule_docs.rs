@@ -4,20 +4,24 @@
 //! A block whose first line is a comment naming a path (`# modules/ntp/data/common.yaml`) is
 //! written there inside a temporary environment; otherwise it is `data/common.yaml`. The
 //! environment gets a default v5 `hiera.yaml` (and each module one) unless the example is
-//! itself a `hiera.yaml`.
+//! itself a `hiera.yaml`. A ```` ```json,facts ```` block is a fact set for the example that
+//! follows it (written to the environment's `facts/`, which the harness passes as `--facts`).
 
 mod support;
 
 use support::*;
 
-fn examples(doc: &str) -> Vec<(bool, String)> {
+/// The examples of a page: (fails, body, fact sets given before it).
+fn examples(doc: &str) -> Vec<(bool, String, Vec<String>)> {
     let mut out = Vec::new();
+    let mut facts: Vec<String> = Vec::new();
     let mut lines = doc.lines();
     while let Some(l) = lines.next() {
         let t = l.trim();
         let fails = match t {
-            "```yaml,fails" | "```json,fails" => true,
-            "```yaml,passes" | "```json,passes" => false,
+            "```yaml,fails" | "```json,fails" => Some(true),
+            "```yaml,passes" | "```json,passes" => Some(false),
+            "```json,facts" => None,
             _ => continue,
         };
         let mut body = String::new();
@@ -28,7 +32,10 @@ fn examples(doc: &str) -> Vec<(bool, String)> {
             body.push_str(l);
             body.push('\n');
         }
-        out.push((fails, body));
+        match fails {
+            Some(fails) => out.push((fails, body, std::mem::take(&mut facts))),
+            None => facts.push(body),
+        }
     }
     out
 }
@@ -51,10 +58,13 @@ fn rule_page_examples_behave_as_labelled() {
     let mut checked = 0;
     for rule in hieralint::rules::registry() {
         let m = rule.meta();
-        for (i, (fails, body)) in examples(m.doc).into_iter().enumerate() {
+        for (i, (fails, body, facts)) in examples(m.doc).into_iter().enumerate() {
             let env = TempDir::new(&format!("doc-{}-{i}", m.name));
             let (path, text) = place(&body);
             env.write(&path, &text);
+            for (n, f) in facts.iter().enumerate() {
+                env.write(&format!("facts/{n}.json"), f);
+            }
             if path != "hiera.yaml" && !env.0.join("hiera.yaml").exists() {
                 env.write("hiera.yaml", DEFAULT_HIERA);
             }

@@ -7,7 +7,6 @@ mod support;
 
 use support::*;
 
-#[allow(dead_code)] // until the first rule lands in `rule_tests!`
 fn run_cases(rule: &'static str) {
     let cases = rule_cases(rule);
     assert!(
@@ -58,4 +57,25 @@ macro_rules! rule_tests {
     ($($f:ident => $name:literal),* $(,)?) => { $(#[test] fn $f() { run_cases($name) })* };
 }
 
-rule_tests! {}
+rule_tests! {
+    yaml_syntax_error => "yaml-syntax-error",
+    duplicate_key => "duplicate-key",
+    non_hash_data_file => "non-hash-data-file",
+    unquoted_date => "unquoted-date",
+    yaml11_implicit_type => "yaml11-implicit-type",
+    unquoted_interpolation => "unquoted-interpolation",
+    malformed_eyaml => "malformed-eyaml",
+    forbidden_yaml_tag => "forbidden-yaml-tag",
+    multiple_yaml_documents => "multiple-yaml-documents",
+    yaml_limit_exceeded => "yaml-limit-exceeded",
+    ruby_symbol_value => "ruby-symbol-value",
+    invalid_hiera_config => "invalid-hiera-config",
+    interpolation_method_in_hiera_config => "interpolation-method-in-hiera-config",
+    interpolation_syntax_error => "interpolation-syntax-error",
+    unknown_interpolation_method => "unknown-interpolation-method",
+    alias_not_entire_string => "alias-not-entire-string",
+    interpolated_key_not_found => "interpolated-key-not-found",
+    interpolation_loop => "interpolation-loop",
+    legacy_fact => "legacy-fact",
+    undefined_variable => "undefined-variable",
+}

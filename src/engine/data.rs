@@ -22,6 +22,9 @@ pub struct DataFile {
     /// Key and value spans of the root mapping's entries, by key (the last duplicate wins, as
     /// in Psych).
     pub entries: HashMap<Value, (Span, Span)>,
+    /// Root keys whose values need neither validation errors nor interpolation (`RichData`
+    /// without `%{`): a lookup can return them as they are.
+    pub plain_keys: std::collections::HashSet<Value>,
 }
 
 /// A file the reader rejects.
@@ -105,11 +108,20 @@ impl DataFile {
                 entries.insert(k, (e.key.span, e.value.span));
             }
         }
+        let mut plain_keys = std::collections::HashSet::new();
+        if let Ok(Value::Hash(h)) = &loaded {
+            for (k, v) in h.iter() {
+                if super::types::is_rich_data_value(v) && !has_interpolation(v) {
+                    plain_keys.insert(k.clone());
+                }
+            }
+        }
         DataFile {
             source,
             doc,
             loaded,
             entries,
+            plain_keys,
         }
     }
 
@@ -125,11 +137,23 @@ impl DataFile {
     }
 }
 
+/// Whether a value holds a `%{` anywhere (keys included).
+pub fn has_interpolation(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains("%{"),
+        Value::Array(a) => a.iter().any(has_interpolation),
+        Value::Hash(h) => h
+            .iter()
+            .any(|(k, v)| has_interpolation(k) || has_interpolation(v)),
+        _ => false,
+    }
+}
+
 /// Parsed files by path and format, shared by every session; a file whose text changed (a new
 /// `SourceFile` from the [`Vfs`]) is parsed again.
 #[derive(Default)]
 pub struct FileCache {
-    files: RwLock<HashMap<(PathBuf, Format), Arc<DataFile>>>,
+    files: RwLock<super::vfs::FastMap<(PathBuf, Format), Arc<DataFile>>>,
 }
 
 impl FileCache {
@@ -158,15 +182,21 @@ impl FileCache {
 /// The file a data_hash function reads could not be read (a directory, unreadable): Ruby's
 /// `Errno` error.
 pub fn read_failure(path: &Path, is_dir: bool) -> LookupError {
-    let msg = if is_dir {
-        format!("Is a directory @ io_fread - {}", path.display())
-    } else {
-        format!(
-            "No such file or directory @ rb_sysopen - {}",
-            path.display()
+    // Recorded with the oracle (a `path:` naming a directory).
+    if is_dir {
+        LookupError::new(
+            ErrorKind::IsADirectory,
+            format!("Is a directory @ io_fread - {}", path.display()),
         )
-    };
-    LookupError::new(ErrorKind::PuppetError, msg)
+    } else {
+        LookupError::new(
+            ErrorKind::NoSuchFile,
+            format!(
+                "No such file or directory @ rb_sysopen - {}",
+                path.display()
+            ),
+        )
+    }
 }
 
 /// What a YAML file gives to `yaml_data`/`eyaml_lookup_key`: the hash, or `{}` with a warning

@@ -40,6 +40,10 @@ pub enum ErrorKind {
     InvalidUri,
     /// Ruby `LoadError` (a gem Puppet needs is missing, e.g. GPG support for eyaml).
     Load,
+    /// `Errno::EISDIR`: a hierarchy path names a directory, which the backend tries to read.
+    IsADirectory,
+    /// `Errno::ENOENT`: a file vanished or cannot be read.
+    NoSuchFile,
     /// Something hieralint cannot evaluate (a custom function, an unsupported `convert_to`
     /// type). Never produced by Puppet; reported so a caller can tell it apart.
     Unsupported,
@@ -61,6 +65,8 @@ impl ErrorKind {
             ErrorKind::Type => "TypeError",
             ErrorKind::InvalidUri => "URI::InvalidURIError",
             ErrorKind::Load => "LoadError",
+            ErrorKind::IsADirectory => "Errno::EISDIR",
+            ErrorKind::NoSuchFile => "Errno::ENOENT",
             ErrorKind::Unsupported => "Hieralint::Unsupported",
         }
     }

@@ -478,7 +478,12 @@ impl Explainer {
                 J::Array(n.branches.iter().map(|&b| self.node_json(b)).collect()),
             );
         }
-        if let Some(k) = &n.key {
+        // ExplainTop sets its key when created; other nodes when an event names one.
+        let top_key = match &n.kind {
+            NodeKind::Top { key, .. } => Some(key),
+            _ => None,
+        };
+        if let Some(k) = n.key.as_ref().or(top_key) {
             m.insert("key".into(), J::String(k.clone()));
         }
         if matches!(

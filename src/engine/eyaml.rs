@@ -6,9 +6,11 @@
 //! failures Puppet reports before any decryption (a missing key option, a key file that does not
 //! exist, a ciphertext that is not PKCS7, an encryptor that is not installed) are reproduced.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
 
-use base64::Engine as _;
+use super::pkcs7::{Pkcs7Error, RsaKey};
 
 use super::error::{ErrorKind, LookupError};
 use crate::value::{Hash, Value};
@@ -73,7 +75,16 @@ pub fn decrypt(data: &str, opts: &Hash, key: &str, path: &Path) -> Result<Value,
             path.display()
         ))
     };
-    for block in blocks(data) {
+    let blocks = blocks(data);
+    if blocks.is_empty() {
+        return Ok(Value::string(data));
+    }
+    let mut rsa: Option<Arc<super::pkcs7::RsaKey>> = None;
+    let mut plain = String::with_capacity(data.len());
+    let mut last = 0;
+    for block in &blocks {
+        plain.push_str(&data[last..block.range.start]);
+        last = block.range.end;
         let scheme = block.scheme.clone().unwrap_or_else(|| "PKCS7".to_string());
         if scheme != "PKCS7" {
             // hiera-eyaml requires the encryptor plugin by name.
@@ -85,49 +96,112 @@ pub fn decrypt(data: &str, opts: &Hash, key: &str, path: &Path) -> Result<Value,
                 ),
             ));
         }
-        let public_key = option(opts, "pkcs7_public_key");
-        let private_key = option(opts, "pkcs7_private_key");
-        if public_key.is_none() && option(opts, "pkcs7_public_key_env_var").is_none() {
-            return Err(wrap("pkcs7_public_key is not defined"));
+        if rsa.is_none() {
+            rsa = Some(load_key(opts, path).map_err(|m| wrap(&m))?);
         }
-        if private_key.is_none() && option(opts, "pkcs7_private_key_env_var").is_none() {
-            return Err(wrap("pkcs7_private_key is not defined"));
-        }
-        // Key paths are relative to Puppet's working directory; hieralint uses the
-        // environment directory (where `puppet lookup` is usually run from).
-        for k in [private_key, public_key].into_iter().flatten() {
-            let p = k.to_ruby_s();
-            let full = if Path::new(&p).is_absolute() {
-                Path::new(&p).to_path_buf()
-            } else {
-                path_env_root(path).join(&p)
-            };
-            if !full.is_file() {
-                return Err(wrap(&format!(
-                    "No such file or directory @ rb_sysopen - {p}"
-                )));
+        let Some(k) = rsa.as_ref() else {
+            continue;
+        };
+        match decrypt_cached(&block.cipher, k) {
+            Ok(bytes) => plain.push_str(&String::from_utf8_lossy(&bytes)),
+            Err(Pkcs7Error::OpenSsl(m)) => return Err(wrap(&m)),
+            Err(Pkcs7Error::Unsupported(m)) => {
+                return Err(LookupError::new(
+                    ErrorKind::Unsupported,
+                    format!("hieralint cannot decrypt {key} in {}: {m}", path.display()),
+                ))
             }
         }
-        let compact: String = block
-            .cipher
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        let der = base64::engine::general_purpose::STANDARD
-            .decode(compact.as_bytes())
-            .unwrap_or_default();
-        if der.len() < 2 || der[0] != 0x30 {
-            return Err(wrap("Could not parse the PKCS7: no start line"));
-        }
-        return Err(LookupError::new(
-            ErrorKind::Unsupported,
-            format!(
-                "hieralint does not decrypt eyaml values: {key} in {} is encrypted (ENC[PKCS7,...])",
-                path.display()
-            ),
-        ));
     }
-    Ok(Value::string(data))
+    plain.push_str(&data[last..]);
+    // `tokens.map(&:to_plain_text).join.chomp`
+    if plain.ends_with("\r\n") {
+        plain.truncate(plain.len() - 2);
+    } else if plain.ends_with('\n') || plain.ends_with('\r') {
+        plain.pop();
+    }
+    Ok(Value::string(plain))
+}
+
+type DecryptCache = Mutex<HashMap<(usize, String), Result<Vec<u8>, Pkcs7Error>>>;
+
+/// Decryptions by key and ciphertext: every fact set decrypts the same secrets, and RSA is the
+/// slowest thing the engine does.
+static DECRYPTED: LazyLock<DecryptCache> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Parsed private keys by file path.
+static KEYS: LazyLock<Mutex<HashMap<PathBuf, Arc<RsaKey>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn decrypt_cached(cipher: &str, key: &Arc<RsaKey>) -> Result<Vec<u8>, Pkcs7Error> {
+    let k = (Arc::as_ptr(key) as usize, cipher.to_string());
+    if let Some(r) = DECRYPTED.lock().ok().and_then(|m| m.get(&k).cloned()) {
+        return r;
+    }
+    let r = super::pkcs7::decrypt(cipher, key);
+    if let Ok(mut m) = DECRYPTED.lock() {
+        if m.len() > 65_536 {
+            m.clear();
+        }
+        m.insert(k, r.clone());
+    }
+    r
+}
+
+/// hiera-eyaml's PKCS7 key checks and reads (in its order): both options defined, the private
+/// key file read and parsed, the public key file read.
+fn load_key(opts: &Hash, path: &Path) -> Result<Arc<RsaKey>, String> {
+    let public_key = option(opts, "pkcs7_public_key");
+    let private_key = option(opts, "pkcs7_private_key");
+    if public_key.is_none() && option(opts, "pkcs7_public_key_env_var").is_none() {
+        return Err("pkcs7_public_key is not defined".into());
+    }
+    if private_key.is_none() && option(opts, "pkcs7_private_key_env_var").is_none() {
+        return Err("pkcs7_private_key is not defined".into());
+    }
+    // Key paths are relative to Puppet's working directory; hieralint uses the environment
+    // directory (where the recorded cases run `puppet lookup` from).
+    let resolve = |v: &Value| {
+        let p = v.to_ruby_s();
+        let full = if Path::new(&p).is_absolute() {
+            Path::new(&p).to_path_buf()
+        } else {
+            path_env_root(path).join(&p)
+        };
+        (p, full)
+    };
+    let read = |v: Option<&Value>| -> Result<Option<String>, String> {
+        match v {
+            None => Ok(None),
+            Some(v) => {
+                let (shown, full) = resolve(v);
+                std::fs::read_to_string(&full)
+                    .map(Some)
+                    .map_err(|_| format!("No such file or directory @ rb_sysopen - {shown}"))
+            }
+        }
+    };
+    let private = private_key.ok_or(
+        "the private key comes from an environment variable, which hieralint does not read",
+    )?;
+    let (_, full) = resolve(private);
+    let cached = KEYS.lock().ok().and_then(|m| m.get(&full).cloned());
+    let key = match cached {
+        Some(k) if full.is_file() => k,
+        _ => {
+            let pem = read(Some(private))?.unwrap_or_default();
+            let key = Arc::new(
+                super::pkcs7::read_private_key(&pem)
+                    .ok_or("Neither PUB key nor PRIV key: unsupported")?,
+            );
+            if let Ok(mut m) = KEYS.lock() {
+                m.insert(full, key.clone());
+            }
+            key
+        }
+    };
+    read(public_key)?;
+    Ok(key)
 }
 
 /// The directory eyaml key paths are resolved against: the environment directory, found as the

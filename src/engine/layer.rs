@@ -168,11 +168,13 @@ pub struct Created {
     pub warnings: Vec<String>,
 }
 
+/// A part of Puppet's struct assertion (`TypeAsserter`), which raises all of them at once as
+/// one TypeAssertionError.
 fn is_struct_error(e: &ConfigError) -> bool {
     matches!(
         e.kind,
         ConfigErrorKind::WrongType | ConfigErrorKind::UnrecognizedKey | ConfigErrorKind::MissingKey
-    )
+    ) || e.puppet_message.starts_with("The Lookup Configuration at ")
 }
 
 /// `HieraConfig.create` for `path` in `place`: the configuration or the error Puppet raises

@@ -34,15 +34,20 @@ pub(crate) type R<T> = Result<T, LookupError>;
 
 const LOOKUP_OPTIONS: &str = "lookup_options";
 /// Stack left below which [`Cx::interpolate`] continues on a new segment, and that segment's
-/// size.
+/// size. Nested interpolations (lookups of lookups) are long Rust call chains (about 23 KiB per
+/// level in a debug build): growing the stack keeps `max_lookup_depth` a bound on work rather
+/// than on the caller's stack. Puppet has no limit (Ruby fails with `stack level too deep` much
+/// later); real data nests a few levels.
 const STACK_RED_ZONE: usize = 256 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
 /// A parsed lookup key (`LookupKey`): root key, module name, dotted segments.
 #[derive(Clone, Debug)]
 pub(crate) struct LookupKey {
-    pub key: String,
+    pub key: Arc<str>,
     pub root: String,
+    /// The root key as a hash key (built once per lookup, not once per file).
+    pub root_v: Value,
     pub module_name: Option<String>,
     pub segments: Vec<Segment>,
 }
@@ -71,7 +76,8 @@ impl LookupKey {
             }
         });
         Ok(LookupKey {
-            key: key.to_string(),
+            key: Arc::from(key),
+            root_v: Value::string(root.as_str()),
             root,
             module_name,
             segments: segs,
@@ -80,8 +86,9 @@ impl LookupKey {
 
     fn lookup_options() -> LookupKey {
         LookupKey {
-            key: LOOKUP_OPTIONS.into(),
+            key: Arc::from(LOOKUP_OPTIONS),
             root: LOOKUP_OPTIONS.into(),
+            root_v: Value::string(LOOKUP_OPTIONS),
             module_name: None,
             segments: Vec::new(),
         }
@@ -104,6 +111,9 @@ pub(crate) fn no_method(method: &str, recv: &Value, line: &str) -> LookupError {
     }
     LookupError::new(ErrorKind::NoMethod, msg)
 }
+
+/// A location's data hash and the file it came from.
+type DataHash = (Value, Option<Arc<data::DataFile>>);
 
 /// A resolved location (`ResolvedLocation`).
 #[derive(Clone, Debug)]
@@ -147,8 +157,10 @@ pub(crate) struct EntryProvider {
     pub locations: Option<Vec<ResolvedLocation>>,
     config: Arc<LayerConfig>,
     module: Option<String>,
-    /// `ctx.data_hash` per location (data_hash functions), successes only.
-    data_hashes: RefCell<HashMap<usize, Value>>,
+    /// `ctx.data_hash` per location (data_hash functions), successes only, with the file read.
+    data_hashes: RefCell<HashMap<usize, DataHash>>,
+    /// `[Some(0), Some(1), ...]`, or `[None]` without locations: the merge variants.
+    slots: Vec<Option<usize>>,
     /// Per location and key, lookup_key results.
     key_cache: RefCell<HashMap<(usize, String), Value>>,
     /// eyaml's raw file hash per location.
@@ -193,6 +205,9 @@ impl EntryProvider {
     }
 }
 
+/// A layer's resolved levels: the hierarchy and the module default_hierarchy.
+type Levels = (Rc<Vec<Rc<EntryProvider>>>, Rc<Vec<Rc<EntryProvider>>>);
+
 /// A layer's provider (`ConfiguredDataProvider`).
 pub(crate) struct LayerProvider {
     place: Place,
@@ -200,7 +215,7 @@ pub(crate) struct LayerProvider {
     /// For a provider created without a configuration (global, or `data_provider: hiera`), the
     /// hiera.yaml path Puppet reads lazily.
     config_file: Option<PathBuf>,
-    providers: RefCell<Option<(Rc<Vec<Rc<EntryProvider>>>, Rc<Vec<Rc<EntryProvider>>>)>>,
+    providers: RefCell<Option<Levels>>,
 }
 
 impl LayerProvider {
@@ -226,6 +241,8 @@ pub(crate) struct State {
     env_lookup_options: RefCell<Option<Option<Value>>>,
     module_default_lookup_options: RefCell<HashMap<String, Option<Rc<CompiledOpts>>>>,
     global: RefCell<Option<Rc<LayerProvider>>>,
+    /// Scope reads made while assembling lookup_options (every later lookup depends on them).
+    pub lopts_reads: RefCell<Vec<(Arc<str>, Probe)>>,
     env: RefCell<Option<Option<Rc<LayerProvider>>>>,
     modules: RefCell<HashMap<String, Option<Rc<LayerProvider>>>>,
 }
@@ -253,7 +270,7 @@ pub(crate) struct Cx<'a> {
     pub st: &'a State,
     pub scope: &'a Scope,
     pub ex: RefCell<Option<Explainer>>,
-    stack: RefCell<Vec<String>>,
+    stack: RefCell<Vec<Arc<str>>>,
     invs: RefCell<Vec<Inv>>,
     pub warnings: RefCell<Vec<String>>,
     pub provenance: RefCell<Vec<Provenance>>,
@@ -273,6 +290,10 @@ pub(crate) struct Cx<'a> {
     ///
     /// [`Limits::max_sub_lookups`]: crate::limits::Limits::max_sub_lookups
     sub_lookups: std::cell::Cell<usize>,
+    /// Every scope variable read by this lookup (outside hierarchy resolution, which the
+    /// hierarchy fingerprint covers), for the engine's cross-session result cache.
+    pub reads: RefCell<Vec<(Arc<str>, Probe)>>,
+    track_reads: std::cell::Cell<bool>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -297,6 +318,8 @@ impl<'a> Cx<'a> {
             in_location: RefCell::new(false),
             nesting: RefCell::new(0),
             sub_lookups: std::cell::Cell::new(0),
+            reads: RefCell::new(Vec::new()),
+            track_reads: std::cell::Cell::new(true),
         }
     }
 
@@ -382,17 +405,18 @@ impl<'a> Cx<'a> {
     }
 
     /// `Invocation#check`: the recursion guard.
-    fn check<T>(&self, name: &str, f: impl FnOnce() -> R<T>) -> R<T> {
+    fn check<T>(&self, name: &Arc<str>, f: impl FnOnce() -> R<T>) -> R<T> {
         {
             let stack = self.stack.borrow();
             if stack.iter().any(|n| n == name) {
+                let names: Vec<&str> = stack.iter().map(|n| &**n).collect();
                 return Err(LookupError::new(
                     ErrorKind::RecursiveLookup,
-                    format!("Recursive lookup detected in [{}]", stack.join(", ")),
+                    format!("Recursive lookup detected in [{}]", names.join(", ")),
                 ));
             }
         }
-        self.stack.borrow_mut().push(name.to_string());
+        self.stack.borrow_mut().push(name.clone());
         let r = f();
         self.stack.borrow_mut().pop();
         r.map_err(LookupError::through_check)
@@ -717,6 +741,9 @@ impl<'a> Cx<'a> {
     }
 
     fn set_node_config(&self, p: &LayerProvider, cfg: &LayerConfig) {
+        if !self.explaining() {
+            return;
+        }
         let kind = self.provider_node(p, Some(cfg));
         self.ex_do(|e| {
             let cur = e.current();
@@ -957,18 +984,16 @@ impl<'a> Cx<'a> {
     // -----------------------------------------------------------------------------------------
     // Hierarchy resolution (`HieraConfigV5#create_configured_data_providers`)
 
-    fn data_providers(
-        &self,
-        p: &LayerProvider,
-        cfg: &Arc<LayerConfig>,
-    ) -> R<(Rc<Vec<Rc<EntryProvider>>>, Rc<Vec<Rc<EntryProvider>>>)> {
+    fn data_providers(&self, p: &LayerProvider, cfg: &Arc<LayerConfig>) -> R<Levels> {
         if let Some(d) = p.providers.borrow().as_ref() {
             return Ok(d.clone());
         }
         // Puppet creates them in a fresh invocation: no explainer, an empty name stack.
         let saved_ex = self.ex.borrow_mut().take();
         let saved_stack = std::mem::take(&mut *self.stack.borrow_mut());
+        let tracking = self.track_reads.replace(false);
         let r = self.create_providers(p, cfg);
+        self.track_reads.set(tracking);
         *self.ex.borrow_mut() = saved_ex;
         *self.stack.borrow_mut() = saved_stack;
         let d = r?;
@@ -976,11 +1001,7 @@ impl<'a> Cx<'a> {
         Ok(d)
     }
 
-    fn create_providers(
-        &self,
-        p: &LayerProvider,
-        cfg: &Arc<LayerConfig>,
-    ) -> R<(Rc<Vec<Rc<EntryProvider>>>, Rc<Vec<Rc<EntryProvider>>>)> {
+    fn create_providers(&self, p: &LayerProvider, cfg: &Arc<LayerConfig>) -> R<Levels> {
         let regular = self.create_entry_list(p, cfg, &cfg.entries);
         let regular = match regular {
             Ok(r) => r,
@@ -1086,7 +1107,12 @@ impl<'a> Cx<'a> {
                 },
             };
             let func = self.eng.function_kind(&fname, kind);
+            let slots = match &locations {
+                None => vec![None],
+                Some(l) => (0..l.len()).map(Some).collect(),
+            };
             out.push(Rc::new(EntryProvider {
+                slots,
                 name: e.name.clone(),
                 kind,
                 function_name: fname,
@@ -1249,11 +1275,7 @@ impl<'a> Cx<'a> {
         key: &LookupKey,
         ms: &MergeStrategy,
     ) -> R<Option<Value>> {
-        let none = [None];
-        let locs: Vec<Option<usize>> = match &dp.locations {
-            None => none.to_vec(),
-            Some(l) => (0..l.len()).map(Some).collect(),
-        };
+        let locs = &dp.slots;
         self.with(
             || NodeKind::DataProvider {
                 name: dp.explain_name(),
@@ -1262,10 +1284,10 @@ impl<'a> Cx<'a> {
                 configured: false,
             },
             || {
-                self.merge_lookup(ms, &locs, |li| {
+                self.merge_lookup(ms, locs, |li| {
                     let loc = li.and_then(|i| dp.locations.as_ref().map(|l| &l[i]));
                     match loc {
-                        None => self.function_lookup(dp, None, &key.root),
+                        None => self.function_lookup(dp, None, key),
                         Some(l) => self.with(
                             || NodeKind::Location {
                                 uri: l.uri.is_some(),
@@ -1277,7 +1299,7 @@ impl<'a> Cx<'a> {
                                     self.ex_do(|e| e.accept_location_not_found());
                                     return Ok(None);
                                 }
-                                self.function_lookup(dp, *li, &key.root)
+                                self.function_lookup(dp, *li, key)
                             },
                         ),
                     }
@@ -1318,18 +1340,17 @@ impl<'a> Cx<'a> {
         &self,
         dp: &Rc<EntryProvider>,
         li: Option<usize>,
-        root: &str,
+        key: &LookupKey,
     ) -> R<Option<Value>> {
+        let root = key.root.as_str();
         let found = match dp.kind {
-            FunctionKind::DataHash | FunctionKind::V4DataHash => self.data_value(dp, li, root)?,
+            FunctionKind::DataHash | FunctionKind::V4DataHash => self.data_value(dp, li, key)?,
             FunctionKind::LookupKey => self.lookup_key_value(dp, li, root)?,
+            // No built-in data_dig or hiera3 backend exists: these are custom functions,
+            // which give no data (and an explain note).
             FunctionKind::DataDig | FunctionKind::Hiera3Backend => {
-                if self.function_ready(dp)? {
-                    // Not reachable: no built-in data_dig function exists.
-                    None
-                } else {
-                    None
-                }
+                self.function_ready(dp)?;
+                None
             }
         };
         if let Some(v) = &found {
@@ -1351,19 +1372,27 @@ impl<'a> Cx<'a> {
         &self,
         dp: &Rc<EntryProvider>,
         li: Option<usize>,
-        root: &str,
+        key: &LookupKey,
     ) -> R<Option<Value>> {
-        let hash = match self.data_hash(dp, li)? {
-            Some(h) => h,
-            None => return Ok(None),
+        let root = key.root.as_str();
+        let Some((hash, file)) = self.data_hash(dp, li)? else {
+            return Ok(None);
         };
         let Value::Hash(h) = &hash else {
             return Ok(None);
         };
-        let Some(value) = h.get(&Value::string(root)) else {
+        let Some(value) = h.get(&key.root_v) else {
             self.report_not_found(root);
             return Ok(None);
         };
+        self.record_provenance(file.as_deref(), &key.root_v);
+        // Values without `%{` that are valid data (decided once per file) go out as they are.
+        if file
+            .as_ref()
+            .is_some_and(|f| f.plain_keys.contains(&key.root_v))
+        {
+            return Ok(Some(value.clone()));
+        }
         let loc = self.location_of(dp, li);
         self.validate_data_value(value, || {
             let msg = format!(
@@ -1375,31 +1404,24 @@ impl<'a> Cx<'a> {
                 Some(l) => format!("{msg}, when using location '{}',", l.display()),
             }
         })?;
-        self.record_provenance(dp, li, root);
         Ok(Some(self.interpolate(value, true)?))
     }
 
-    fn record_provenance(&self, dp: &EntryProvider, li: Option<usize>, root: &str) {
-        let Some(loc) = self.location_of(dp, li) else {
-            return;
-        };
-        if loc.uri.is_some() {
+    /// Records where a value of the requested key was found (not values found by the
+    /// lookup_options assembly or by lookups made while interpolating).
+    fn record_provenance(&self, file: Option<&data::DataFile>, root: &Value) {
+        if self.invs.borrow().len() != 1 {
             return;
         }
-        let format = match dp.func {
-            Func::YamlData | Func::Eyaml => Format::Yaml,
-            Func::JsonData => Format::Json,
-            Func::HoconData => Format::Hocon,
-            _ => return,
+        let Some(f) = file else {
+            return;
         };
-        if let Some(f) = self.eng.files.load(&*self.eng.vfs, &loc.location, format) {
-            if let Some((k, v)) = f.entries.get(&Value::string(root)) {
-                self.provenance.borrow_mut().push(Provenance {
-                    file: f.source.clone(),
-                    key_span: *k,
-                    value_span: *v,
-                });
-            }
+        if let Some((k, v)) = f.entries.get(root) {
+            self.provenance.borrow_mut().push(Provenance {
+                file: f.source.clone(),
+                key_span: *k,
+                value_span: *v,
+            });
         }
     }
 
@@ -1416,7 +1438,12 @@ impl<'a> Cx<'a> {
 
     /// `DataHashFunctionProvider#data_hash`: the function's hash for a location, validated
     /// (and filtered for module layers), cached per session.
-    fn data_hash(&self, dp: &Rc<EntryProvider>, li: Option<usize>) -> R<Option<Value>> {
+    #[allow(clippy::type_complexity)]
+    fn data_hash(
+        &self,
+        dp: &Rc<EntryProvider>,
+        li: Option<usize>,
+    ) -> R<Option<(Value, Option<Arc<data::DataFile>>)>> {
         let slot = li.unwrap_or(usize::MAX);
         if let Some(h) = dp.data_hashes.borrow().get(&slot) {
             return Ok(Some(h.clone()));
@@ -1425,7 +1452,7 @@ impl<'a> Cx<'a> {
             return Ok(None);
         }
         let loc = self.location_of(dp, li);
-        let raw = self.call_data_hash(dp, loc)?;
+        let (raw, file) = self.call_data_hash(dp, loc)?;
         let subject = || {
             let msg = format!("Value returned from {}", dp.full_name());
             match loc {
@@ -1440,8 +1467,10 @@ impl<'a> Cx<'a> {
             Some(m) => self.filter_module_keys(m, &raw, &subject())?,
             None => raw,
         };
-        dp.data_hashes.borrow_mut().insert(slot, hash.clone());
-        Ok(Some(hash))
+        dp.data_hashes
+            .borrow_mut()
+            .insert(slot, (hash.clone(), file.clone()));
+        Ok(Some((hash, file)))
     }
 
     /// `ModuleDataProvider#validate_data_hash` (§2.4).
@@ -1496,33 +1525,38 @@ impl<'a> Cx<'a> {
         })
     }
 
-    fn call_data_hash(&self, dp: &EntryProvider, loc: Option<&ResolvedLocation>) -> R<Value> {
+    fn call_data_hash(
+        &self,
+        dp: &EntryProvider,
+        loc: Option<&ResolvedLocation>,
+    ) -> R<(Value, Option<Arc<data::DataFile>>)> {
         let format = match dp.func {
             Func::YamlData => Format::Yaml,
             Func::JsonData => Format::Json,
             Func::HoconData => Format::Hocon,
-            _ => return Ok(Value::hash(Hash::new())),
+            _ => return Ok((Value::hash(Hash::new()), None)),
         };
         let path = self.builtin_options_ok(dp, loc)?;
         let Some(file) = self.eng.files.load(&*self.eng.vfs, &path, format) else {
             return Err(data::read_failure(&path, self.eng.vfs.is_dir(&path)));
         };
-        match format {
+        let v = match format {
             Format::Yaml => {
                 let mut w = Vec::new();
                 let r = data::yaml_hash(&file, &path, self.strict() == Strict::Error, &mut w);
                 for m in w {
                     self.warn(m);
                 }
-                r
+                r?
             }
             _ => {
                 if let Some(e) = file.unable_to_parse(&path) {
                     return Err(e);
                 }
-                Ok(file.loaded.clone().unwrap_or(Value::Undef))
+                file.loaded.clone().unwrap_or(Value::Undef)
             }
-        }
+        };
+        Ok((v, Some(file)))
     }
 
     /// `LookupKeyFunctionProvider#lookup_key`.
@@ -1603,7 +1637,9 @@ impl<'a> Cx<'a> {
         else {
             return Ok(None);
         };
-        self.record_provenance(dp, Some(slot), key);
+        if let Some(f) = self.eng.files.load(&*self.eng.vfs, &path, Format::Yaml) {
+            self.record_provenance(Some(&f), &Value::string(key));
+        }
         self.eyaml_decrypt_value(&v, &opts, key, &path, 0).map(Some)
     }
 
@@ -1776,30 +1812,28 @@ impl<'a> Cx<'a> {
                 let options = match cached {
                     Some(o) => o,
                     None => {
-                        let o =
-                            self.with_invocation(LOOKUP_OPTIONS, Some(module.clone()), || {
-                                self.with(
-                                    || NodeKind::Scope {
-                                        name: "Searching for \"lookup_options\"".into(),
-                                    },
-                                    || -> R<Option<Rc<CompiledOpts>>> {
-                                        let lo = LookupKey::lookup_options();
-                                        let hash = Value::string("hash");
-                                        match self.key_lookup_in_default(
-                                            &p,
-                                            &cfg,
-                                            &lo,
-                                            Some(&hash),
-                                        )? {
-                                            None => Ok(None),
-                                            Some(v) => compile_patterns(
-                                                validate_lookup_options(Some(v), Some(&module))?
-                                                    .as_ref(),
-                                            ),
-                                        }
-                                    },
-                                )
-                            })?;
+                        let before = self.reads.borrow().len();
+                        let o = self.with_invocation(LOOKUP_OPTIONS, Some(module.clone()), || {
+                            self.with(
+                                || NodeKind::Scope {
+                                    name: "Searching for \"lookup_options\"".into(),
+                                },
+                                || -> R<Option<Rc<CompiledOpts>>> {
+                                    let lo = LookupKey::lookup_options();
+                                    let hash = Value::string("hash");
+                                    match self.key_lookup_in_default(&p, &cfg, &lo, Some(&hash))? {
+                                        None => Ok(None),
+                                        Some(v) => compile_patterns(
+                                            validate_lookup_options(Some(v), Some(&module))?
+                                                .as_ref(),
+                                        ),
+                                    }
+                                },
+                            )
+                        });
+                        let new: Vec<_> = self.reads.borrow()[before..].to_vec();
+                        self.st.lopts_reads.borrow_mut().extend(new);
+                        let o = o?;
                         self.st
                             .module_default_lookup_options
                             .borrow_mut()
@@ -1989,7 +2023,7 @@ impl<'a> Cx<'a> {
                     } else {
                         arg.to_string()
                     };
-                    self.check(&name, || match &v {
+                    self.check(&Arc::from(name), || match &v {
                         None => Ok(None),
                         Some(v) => Ok(Some(self.interpolate(v, allow_methods)?)),
                     })?
@@ -1997,7 +2031,7 @@ impl<'a> Cx<'a> {
                 TokenKind::Variable => {
                     self.count_sub_lookup()?;
                     let v = self.scope_lookup(&t.expr, subject)?;
-                    self.check(&format!("scope:{}", t.expr), || match &v {
+                    self.check(&Arc::from(format!("scope:{}", t.expr)), || match &v {
                         None => Ok(None),
                         Some(v) => Ok(Some(self.interpolate(v, allow_methods)?)),
                     })?
@@ -2039,6 +2073,11 @@ impl<'a> Cx<'a> {
 
     /// The `scope` interpolation method (`%{var}`, `%{scope('var')}`, mapped_paths).
     fn scope_lookup(&self, key: &str, subject: &str) -> R<Option<Value>> {
+        if self.track_reads.get() && self.local.borrow().is_none() {
+            self.reads
+                .borrow_mut()
+                .push((Arc::from(key), probe(self.scope, key)));
+        }
         let mut segments = split_key(key)
             .map_err(|_| LookupError::lookup(format!("Syntax error in string: {subject}")))?;
         let root = segments.remove(0);
@@ -2101,7 +2140,7 @@ impl<'a> Cx<'a> {
                         if *self.in_location.borrow() && self.eng.opts.puppet == PuppetVersion::V8 {
                             // 8.x: avoid_hiera_interpolation_errors (PUP-11751).
                             self.warn(format!(
-                                "Interpolation failed with '{msg}', but compilation continuing; "
+                                "Interpolation failed with '{name}', but compilation continuing; {reason}"
                             ));
                             return Ok(None);
                         }
@@ -2287,4 +2326,199 @@ impl Engine {
             }
         }
     }
+}
+
+/// One hierarchy level as resolved for a scope.
+#[derive(Clone, Debug)]
+pub struct ResolvedLevel {
+    pub layer: Place,
+    /// The layer's hiera.yaml (`None` for Puppet's built-in configurations).
+    pub config_path: Option<PathBuf>,
+    /// The level's name (`Hierarchy entry "<name>"`).
+    pub name: String,
+    /// True for a module's `default_hierarchy` level.
+    pub default_hierarchy: bool,
+    pub function_kind: FunctionKind,
+    pub function: String,
+    /// Resolved locations; `None` when the level has no location key.
+    pub locations: Option<Vec<LevelLocation>>,
+}
+
+/// A resolved location of a level.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LevelLocation {
+    /// The declared (uninterpolated) path, or the expanded glob pattern.
+    pub original: String,
+    /// The absolute path, or the URI for `uri`/`uris`.
+    pub location: String,
+    pub is_uri: bool,
+    pub exists: bool,
+}
+
+/// A key defined in a data file the hierarchy reaches.
+#[derive(Clone, Debug)]
+pub struct KeyDefinition {
+    pub key: String,
+    pub layer: Place,
+    pub level: String,
+    pub file: Arc<SourceFile>,
+    pub key_span: Span,
+    pub value_span: Span,
+}
+
+impl Cx<'_> {
+    /// Every layer's provider that exists for this session: global, environment, and the
+    /// modules on the modulepath, with the error Puppet would raise for a layer that fails.
+    pub fn layer_providers(&self) -> Vec<(Place, R<Option<Rc<LayerProvider>>>)> {
+        let mut out = vec![(Place::Global, Ok(Some(self.global_provider())))];
+        out.push((Place::Environment, self.env_provider()));
+        for (name, _) in self.eng.env.modules(&*self.eng.vfs) {
+            out.push((Place::Module(name.clone()), self.module_provider(&name)));
+        }
+        out
+    }
+
+    /// The hierarchy of every layer resolved against the scope.
+    pub fn resolved_levels(&self) -> (Vec<ResolvedLevel>, Vec<(Place, LookupError)>) {
+        let mut levels = Vec::new();
+        let mut errors = Vec::new();
+        for (place, p) in self.layer_providers() {
+            let p = match p {
+                Ok(Some(p)) => p,
+                Ok(None) => continue,
+                Err(e) => {
+                    errors.push((place, e));
+                    continue;
+                }
+            };
+            let cfg = match self.layer_config(&p) {
+                Ok(c) => c,
+                Err(e) => {
+                    errors.push((place, e));
+                    continue;
+                }
+            };
+            let (regular, default) = match self.data_providers(&p, &cfg) {
+                Ok(d) => d,
+                Err(e) => {
+                    errors.push((place, e));
+                    continue;
+                }
+            };
+            for (list, is_default) in [(&regular, false), (&default, true)] {
+                for dp in list.iter() {
+                    levels.push(ResolvedLevel {
+                        layer: place.clone(),
+                        config_path: cfg.config_path.clone(),
+                        name: dp.name.clone(),
+                        default_hierarchy: is_default,
+                        function_kind: dp.kind,
+                        function: dp.function_name.clone(),
+                        locations: dp.locations.as_ref().map(|ls| {
+                            ls.iter()
+                                .map(|l| LevelLocation {
+                                    original: l.original.clone(),
+                                    location: l.display(),
+                                    is_uri: l.uri.is_some(),
+                                    exists: l.exists,
+                                })
+                                .collect()
+                        }),
+                    });
+                }
+            }
+        }
+        (levels, errors)
+    }
+
+    /// The root keys of every existing data file the hierarchy reaches (built-in backends).
+    pub fn key_definitions(&self) -> Vec<KeyDefinition> {
+        let (levels, _) = self.resolved_levels();
+        let mut out = Vec::new();
+        for lv in levels {
+            let format = match lv.function.as_str() {
+                "yaml_data" | "eyaml_lookup_key" => Format::Yaml,
+                "json_data" => Format::Json,
+                "hocon_data" => Format::Hocon,
+                _ => continue,
+            };
+            for loc in lv.locations.iter().flatten() {
+                if loc.is_uri || !loc.exists {
+                    continue;
+                }
+                let Some(f) = self.eng.files.load(
+                    &*self.eng.vfs,
+                    std::path::Path::new(&loc.location),
+                    format,
+                ) else {
+                    continue;
+                };
+                let Some(m) = f.doc.root.as_ref().and_then(|r| r.as_map()) else {
+                    continue;
+                };
+                for e in &m.entries {
+                    let key = match e.key.to_value() {
+                        Value::String(s) | Value::Symbol(s) => s.to_string(),
+                        _ => continue,
+                    };
+                    out.push(KeyDefinition {
+                        key,
+                        layer: lv.layer.clone(),
+                        level: lv.name.clone(),
+                        file: f.source.clone(),
+                        key_span: e.key.span,
+                        value_span: e.value.span,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// What a scope expression (`facts.os.family`, `::role`) reads from a scope, evaluated without
+/// side effects: the engine's result cache replays it against another scope to know whether a
+/// cached outcome applies.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Probe {
+    /// The root variable is undefined (Puppet warns or fails), or a built-in.
+    Root(VarLookup),
+    /// The value the expression reaches (`None`: a missing sub-key).
+    Value(Option<Value>),
+    /// Digging failed (type mismatch, syntax error).
+    Error,
+}
+
+pub(crate) fn probe(scope: &Scope, expr: &str) -> Probe {
+    let Ok(mut segments) = split_key(expr) else {
+        return Probe::Error;
+    };
+    let Segment::Str(root) = segments.remove(0) else {
+        return Probe::Error;
+    };
+    let mut v = match scope.lookup(&root) {
+        VarLookup::Found(v) => v,
+        other => return Probe::Root(other),
+    };
+    for seg in &segments {
+        v = match (seg, &v) {
+            (_, Value::Undef) => return Probe::Value(None),
+            (Segment::Int(i), Value::Array(a)) => {
+                match usize::try_from(*i).ok().and_then(|i| a.get(i)) {
+                    Some(x) => x.clone(),
+                    None => return Probe::Value(None),
+                }
+            }
+            (Segment::Int(i), Value::Hash(h)) => match h.get(&Value::Integer(*i)) {
+                Some(x) => x.clone(),
+                None => return Probe::Value(None),
+            },
+            (Segment::Str(k), Value::Hash(h)) => match h.get(&Value::string(k.as_str())) {
+                Some(x) => x.clone(),
+                None => return Probe::Value(None),
+            },
+            _ => return Probe::Error,
+        };
+    }
+    Probe::Value(Some(v))
 }

@@ -3,18 +3,27 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use hieralint::engine::{Engine, EngineOptions, EnvironmentSpec, Scope};
+//! use hieralint::engine::{Engine, EngineOptions, EnvironmentSpec, LookupRequest, Scope};
 //! let engine = Engine::on_disk(
 //!     EnvironmentSpec::in_codedir("/etc/puppetlabs/code".as_ref(), "production"),
 //!     EngineOptions::default(),
 //! );
-//! let scope = Scope::default();
-//! let outcome = engine.lookup(&scope, "ntp::servers", None, false);
+//! let session = engine.session(Arc::new(Scope::default()));
+//! let outcome = session.lookup(&LookupRequest::new("ntp::servers").explain(true));
 //! ```
 //!
-//! An [`Engine`] is built once per environment and shared (it caches parsed files and
-//! hiera.yaml configurations). A [`Session`] is what Puppet keeps per compile: one node's scope,
-//! the lookup_options and the resolved hierarchies; use one per fact set.
+//! An [`Engine`] is built once per environment and shared between threads: it caches parsed
+//! files, hiera.yaml configurations, and lookup outcomes (keyed by the resolved hierarchy's
+//! fingerprint and the scope expressions each lookup read, so fact sets that see the same data
+//! share answers). A [`Session`] is what Puppet keeps per compile: one node's [`Scope`], its
+//! lookup_options and resolved hierarchies; use one per fact set (sessions are not `Send`).
+//!
+//! The code is a port of Puppet's `pops/lookup` classes, method by method ([`lookup`] has the
+//! adapter, providers and interpolation; [`merge`] the strategies and deep_merge; [`layer`] the
+//! configuration's creation errors; [`data`] and [`eyaml`] the backends; [`explain`] the
+//! explanation). Where Puppet's behaviour depends on Ruby (sorting, regexes, `==`), [`ruby`]
+//! reproduces it. Every rule is checked against the cases recorded from Puppet 7.23 in
+//! `fixtures/conformance` (tests/conformance.rs).
 
 pub mod cli;
 pub mod convert;
@@ -26,6 +35,7 @@ pub mod eyaml;
 pub mod layer;
 pub(crate) mod lookup;
 pub mod merge;
+pub mod pkcs7;
 pub mod ruby;
 pub mod scope;
 pub mod types;
@@ -39,7 +49,7 @@ pub use env::{Environment, EnvironmentSpec};
 pub use error::{ErrorKind, LookupError};
 pub use explain::Explainer;
 pub use layer::Place;
-pub use lookup::Provenance;
+pub use lookup::{KeyDefinition, LevelLocation, Provenance, ResolvedLevel};
 pub use merge::{MergeStrategy, StrategyKind};
 pub use scope::{Scope, Trusted};
 pub use vfs::{FsVfs, Vfs};
@@ -151,12 +161,25 @@ pub struct Engine {
     pub(crate) opts: EngineOptions,
     pub(crate) vfs: Arc<dyn Vfs>,
     pub(crate) files: FileCache,
-    configs: Mutex<HashMap<(PathBuf, Place), ConfigResult>>,
+    configs: Mutex<HashMap<(PathBuf, Place), (usize, ConfigResult)>>,
     modules: Mutex<HashMap<String, Option<Arc<ModuleInfo>>>>,
     functions: Mutex<HashMap<String, bool>>,
     /// Interpolation and glob bounds ([`Engine::with_limits`]).
     pub(crate) limits: Limits,
+    /// Outcomes shared by sessions: by hierarchy fingerprint and request, each with the scope
+    /// variables (and what reading them gave) the lookup depended on.
+    results: std::sync::RwLock<vfs::FastMap<(u64, u64), Vec<CachedOutcome>>>,
 }
+
+/// A lookup outcome and the scope reads it depends on.
+struct CachedOutcome {
+    request: ResultKey,
+    reads: Vec<(Arc<str>, lookup::Probe)>,
+    outcome: LookupOutcome,
+}
+
+/// Bound on cached outcomes per request (distinct dependency sets).
+const MAX_VARIANTS: usize = 64;
 
 impl Engine {
     pub fn new(spec: EnvironmentSpec, opts: EngineOptions, vfs: Arc<dyn Vfs>) -> Engine {
@@ -170,6 +193,7 @@ impl Engine {
             modules: Mutex::new(HashMap::new()),
             functions: Mutex::new(HashMap::new()),
             limits: Limits::default(),
+            results: std::sync::RwLock::new(Default::default()),
         }
     }
 
@@ -214,6 +238,9 @@ impl Engine {
         if let Ok(mut f) = self.functions.lock() {
             f.clear();
         }
+        if let Ok(mut r) = self.results.write() {
+            r.clear();
+        }
     }
 
     /// A session for one node (what Puppet keeps per compile).
@@ -222,6 +249,8 @@ impl Engine {
             engine: self,
             scope,
             state: lookup::State::default(),
+            results: std::cell::RefCell::new(Default::default()),
+            fingerprint: std::cell::OnceCell::new(),
         }
     }
 
@@ -271,14 +300,17 @@ impl Engine {
     /// `HieraConfig.create` for a layer's hiera.yaml, cached.
     pub(crate) fn create_config(&self, path: &Path, place: &Place) -> ConfigResult {
         let key = (path.to_path_buf(), place.clone());
-        if let Some(c) = self.configs.lock().ok().and_then(|c| c.get(&key).cloned()) {
-            return c;
-        }
         let source = self.vfs.read(path);
+        let id = source.as_ref().map_or(0, |f| Arc::as_ptr(f) as usize);
+        if let Some((cid, c)) = self.configs.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            if cid == id {
+                return c;
+            }
+        }
         let created = layer::create(path, place, source);
         let r = created.config.map(|c| (c, created.warnings.clone()));
         if let Ok(mut c) = self.configs.lock() {
-            c.insert(key, r.clone());
+            c.insert(key, (id, r.clone()));
         }
         r
     }
@@ -381,6 +413,67 @@ pub struct Session<'e> {
     engine: &'e Engine,
     scope: Arc<Scope>,
     state: lookup::State,
+    /// Outcomes of lookups made without explain: a session's scope and files do not change,
+    /// so the same request gives the same answer (and the same warnings).
+    results: std::cell::RefCell<vfs::FastMap<u64, Vec<(ResultKey, LookupOutcome)>>>,
+    /// The resolved hierarchy's fingerprint (computed on the first lookup).
+    fingerprint: std::cell::OnceCell<u64>,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ResultKey {
+    keys: Vec<String>,
+    merge: Option<Value>,
+    default: Option<Value>,
+}
+
+impl ResultKey {
+    fn matches(&self, req: &LookupRequest) -> bool {
+        self.keys == req.keys && self.merge == req.merge && self.default == req.default
+    }
+}
+
+/// A hash of a request (keys, merge, default), without copying it.
+fn request_hash(req: &LookupRequest) -> u64 {
+    use std::hash::{Hash as _, Hasher};
+    let mut h = vfs::Fnv::default();
+    req.keys.hash(&mut h);
+    req.merge.hash(&mut h);
+    req.default.hash(&mut h);
+    h.finish()
+}
+
+/// The hierarchies of every layer resolved for one scope.
+#[derive(Clone, Debug)]
+pub struct ResolvedHierarchy {
+    pub levels: Vec<ResolvedLevel>,
+    /// Layers Puppet cannot use (configuration errors), with the error a lookup would raise.
+    pub errors: Vec<(Place, LookupError)>,
+    /// Warnings Puppet logs while building them.
+    pub warnings: Vec<String>,
+    /// Identity of the text of every file read (data files and hiera.yaml), so that a changed
+    /// file (or editor overlay) changes the fingerprint.
+    sources: Vec<usize>,
+}
+
+impl ResolvedHierarchy {
+    /// A fingerprint of what the hierarchy reads: two scopes with the same fingerprint see the
+    /// same files (useful to deduplicate fact sets).
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash as _, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for l in &self.levels {
+            l.layer.hash(&mut h);
+            l.name.hash(&mut h);
+            l.locations.hash(&mut h);
+        }
+        for (p, e) in &self.errors {
+            p.hash(&mut h);
+            e.message.hash(&mut h);
+        }
+        self.sources.hash(&mut h);
+        h.finish()
+    }
 }
 
 impl Session<'_> {
@@ -388,9 +481,126 @@ impl Session<'_> {
         &self.scope
     }
 
+    /// Every layer's hierarchy resolved against this session's scope: each level's locations
+    /// and whether they exist (what `--explain` would list as `Path "..."`).
+    pub fn resolved_hierarchy(&self) -> ResolvedHierarchy {
+        self.resolve_with(&self.state)
+    }
+
+    fn resolve_with(&self, state: &lookup::State) -> ResolvedHierarchy {
+        let cx = lookup::Cx::new(self.engine, state, &self.scope, false);
+        let (levels, errors) = cx.resolved_levels();
+        let mut sources = Vec::new();
+        let mut configs: Vec<&Path> = Vec::new();
+        for l in &levels {
+            if let Some(c) = &l.config_path {
+                if !configs.contains(&c.as_path()) {
+                    configs.push(c);
+                }
+            }
+            for loc in l.locations.iter().flatten() {
+                if loc.exists && !loc.is_uri {
+                    let f = self.engine.vfs.read(Path::new(&loc.location));
+                    sources.push(f.map_or(0, |f| Arc::as_ptr(&f) as usize));
+                }
+            }
+        }
+        for c in configs {
+            let f = self.engine.vfs.read(c);
+            sources.push(f.map_or(0, |f| Arc::as_ptr(&f) as usize));
+        }
+        ResolvedHierarchy {
+            levels,
+            errors,
+            warnings: cx.warnings.into_inner(),
+            sources,
+        }
+    }
+
+    /// The root keys defined in every existing data file the hierarchies reach, with spans.
+    pub fn all_keys(&self) -> Vec<KeyDefinition> {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);
+        cx.key_definitions()
+    }
+
     /// `Lookup.lookup(keys, nil, default, has_default, merge, invocation)`.
     pub fn lookup(&self, req: &LookupRequest) -> LookupOutcome {
+        if req.explain {
+            return self.lookup_uncached(req);
+        }
+        let h = request_hash(req);
+        if let Some(v) = self.results.borrow().get(&h) {
+            if let Some((_, o)) = v.iter().find(|(k, _)| k.matches(req)) {
+                return o.clone();
+            }
+        }
+        // Resolved in a state of its own, so that the session's first use of each layer (and
+        // the warnings Puppet logs then) happens when a lookup reaches it, as in Puppet.
+        let fp = *self.fingerprint.get_or_init(|| {
+            let st = lookup::State::default();
+            self.resolve_with(&st).fingerprint()
+        });
+        let shared_key = (fp, h);
+        if let Some(o) = self.shared_hit(&shared_key, req) {
+            return o;
+        }
+        let rk = ResultKey {
+            keys: req.keys.clone(),
+            merge: req.merge.clone(),
+            default: req.default.clone(),
+        };
+        let (o, mut reads) = self.lookup_tracked(req);
+        reads.extend(self.state.lopts_reads.borrow().iter().cloned());
+        if let Ok(mut m) = self.engine.results.write() {
+            let v = m.entry(shared_key).or_default();
+            if v.len() < MAX_VARIANTS {
+                v.push(CachedOutcome {
+                    request: rk.clone(),
+                    reads,
+                    outcome: o.clone(),
+                });
+            }
+        }
+        self.results
+            .borrow_mut()
+            .entry(h)
+            .or_default()
+            .push((rk, o.clone()));
+        o
+    }
+
+    /// An outcome another session computed with the same hierarchy and the same values for
+    /// every scope variable the lookup read.
+    fn shared_hit(&self, key: &(u64, u64), req: &LookupRequest) -> Option<LookupOutcome> {
+        let m = self.engine.results.read().ok()?;
+        let variants = m.get(key)?;
+        variants
+            .iter()
+            .find(|c| {
+                c.request.matches(req)
+                    && c.reads
+                        .iter()
+                        .all(|(expr, got)| lookup::probe(&self.scope, expr) == *got)
+            })
+            .map(|c| c.outcome.clone())
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn lookup_tracked(
+        &self,
+        req: &LookupRequest,
+    ) -> (LookupOutcome, Vec<(Arc<str>, lookup::Probe)>) {
         let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, req.explain);
+        let o = self.run(&cx, req);
+        (o, cx.reads.take())
+    }
+
+    fn lookup_uncached(&self, req: &LookupRequest) -> LookupOutcome {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, req.explain);
+        self.run(&cx, req)
+    }
+
+    fn run(&self, cx: &lookup::Cx<'_>, req: &LookupRequest) -> LookupOutcome {
         let mut found: Result<Option<(String, Value)>, LookupError> = Ok(None);
         for key in &req.keys {
             match cx.adapter_lookup(key, req.merge.as_ref()) {
@@ -427,9 +637,9 @@ impl Session<'_> {
             result,
             key,
             defaulted,
-            explain: cx.ex.into_inner(),
-            warnings: cx.warnings.into_inner(),
-            provenance: cx.provenance.into_inner(),
+            explain: cx.ex.take(),
+            warnings: cx.warnings.take(),
+            provenance: cx.provenance.take(),
         }
     }
 }

@@ -109,8 +109,8 @@ pub struct Scope {
     /// Top-scope variables, by name (without `::`). A variable present with value `Undef` is
     /// defined (no undefined-variable warning).
     vars: IndexMap<Arc<str>, Value>,
-    /// A stable fingerprint of the variables, to key caches.
-    fingerprint: u64,
+    /// A fingerprint of the variables, computed on first use.
+    fingerprint: std::sync::OnceLock<u64>,
 }
 
 /// What reading a variable gives.
@@ -128,16 +128,10 @@ pub enum VarLookup {
 impl Scope {
     /// A scope with exactly these top-scope variables.
     pub fn new(vars: IndexMap<Arc<str>, Value>) -> Scope {
-        let fingerprint = {
-            use std::hash::{Hash as _, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            for (k, v) in &vars {
-                k.hash(&mut h);
-                v.hash(&mut h);
-            }
-            h.finish()
-        };
-        Scope { vars, fingerprint }
+        Scope {
+            vars,
+            fingerprint: std::sync::OnceLock::new(),
+        }
     }
 
     /// The top scope of a node as Puppet builds it for a compile or `puppet lookup --facts`:
@@ -189,8 +183,17 @@ impl Scope {
         &self.vars
     }
 
+    /// A hash of every variable and its value.
     pub fn fingerprint(&self) -> u64 {
-        self.fingerprint
+        *self.fingerprint.get_or_init(|| {
+            use std::hash::{Hash as _, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for (k, v) in &self.vars {
+                k.hash(&mut h);
+                v.hash(&mut h);
+            }
+            h.finish()
+        })
     }
 
     /// Reads a variable as `Scope#lookupvar` does at top scope: `::x` and `x` both read the top

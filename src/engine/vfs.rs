@@ -29,12 +29,41 @@ pub trait Vfs: Send + Sync {
     }
 }
 
+type DirEntries = Vec<(String, bool)>;
+
+/// FNV-1a: a fast hash for the engine's path-keyed caches (SipHash over path components is
+/// measurable when every fact set asks for the same paths).
+#[derive(Default, Clone, Copy)]
+pub struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+pub type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
 /// The real file system, with reads cached and an overlay of in-memory buffers.
 #[derive(Default)]
 pub struct FsVfs {
     overlay: RwLock<HashMap<PathBuf, Arc<SourceFile>>>,
-    cache: RwLock<HashMap<PathBuf, Option<Arc<SourceFile>>>>,
-    dirs: RwLock<HashMap<PathBuf, Option<Arc<Vec<(String, bool)>>>>>,
+    cache: RwLock<FastMap<PathBuf, Option<Arc<SourceFile>>>>,
+    dirs: RwLock<FastMap<PathBuf, Option<Arc<DirEntries>>>>,
+    /// `stat` results: (exists, is a directory).
+    stats: RwLock<FastMap<PathBuf, (bool, bool)>>,
 }
 
 impl FsVfs {
@@ -59,11 +88,14 @@ impl FsVfs {
 
     /// Forgets cached reads (after files changed on disk).
     pub fn invalidate(&self, path: Option<&Path>) {
-        if let (Ok(mut c), Ok(mut d)) = (self.cache.write(), self.dirs.write()) {
+        if let (Ok(mut c), Ok(mut d), Ok(mut st)) =
+            (self.cache.write(), self.dirs.write(), self.stats.write())
+        {
             match path {
                 Some(p) => {
                     c.remove(p);
                     d.remove(p);
+                    st.remove(p);
                     if let Some(parent) = p.parent() {
                         d.remove(parent);
                     }
@@ -71,9 +103,24 @@ impl FsVfs {
                 None => {
                     c.clear();
                     d.clear();
+                    st.clear();
                 }
             }
         }
+    }
+
+    fn stat(&self, path: &Path) -> (bool, bool) {
+        if let Some(s) = self.stats.read().ok().and_then(|m| m.get(path).copied()) {
+            return s;
+        }
+        let s = match std::fs::metadata(path) {
+            Ok(m) => (true, m.is_dir()),
+            Err(_) => (false, false),
+        };
+        if let Ok(mut m) = self.stats.write() {
+            m.insert(path.to_path_buf(), s);
+        }
+        s
     }
 }
 
@@ -85,7 +132,7 @@ impl Vfs for FsVfs {
         if let Some(hit) = self.cache.read().ok().and_then(|c| c.get(path).cloned()) {
             return hit;
         }
-        let loaded = if path.is_file() {
+        let loaded = if self.stat(path) == (true, false) {
             std::fs::read(path)
                 .ok()
                 .map(|bytes| Arc::new(SourceFile::from_bytes(path.to_path_buf(), &bytes)))
@@ -99,11 +146,11 @@ impl Vfs for FsVfs {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.overlay.read().is_ok_and(|o| o.contains_key(path)) || path.exists()
+        self.overlay.read().is_ok_and(|o| o.contains_key(path)) || self.stat(path).0
     }
 
     fn is_dir(&self, path: &Path) -> bool {
-        path.is_dir()
+        self.stat(path).1
     }
 
     fn is_symlink(&self, path: &Path) -> bool {
@@ -348,13 +395,12 @@ pub fn fnmatch(pattern: &str, name: &str) -> bool {
                         continue;
                     }
                 }
-                '\\' if pi + 1 < p.len() => {
-                    if ni < n.len() && n[ni] == p[pi + 1] {
-                        pi += 2;
-                        ni += 1;
-                        continue;
-                    }
+                '\\' if pi + 1 < p.len() && ni < n.len() && n[ni] == p[pi + 1] => {
+                    pi += 2;
+                    ni += 1;
+                    continue;
                 }
+                '\\' if pi + 1 < p.len() => {}
                 c if c != '?' && c != '[' && ni < n.len() && n[ni] == c => {
                     pi += 1;
                     ni += 1;
@@ -618,7 +664,7 @@ fn helper(
             let child = path.join(name);
             // Intermediate plain segments must be directories.
             if next.iter().any(|&q| q < segs.len()) && !vfs.is_dir(&child) {
-                if next.iter().any(|&q| q == segs.len()) && vfs.exists(&child) {
+                if next.contains(&segs.len()) && vfs.exists(&child) {
                     out.push(child);
                 }
                 continue;

@@ -8,26 +8,35 @@
 //! (`"a"."b" = 1`, a trailing `,` at the root), types numbers differently (`1e3`, `3.0` stay
 //! Floats; Ruby makes whole Floats Integers), orders merged objects differently, returns null for
 //! substitution cycles, errors on a missing `${?x}`, and has neither spans nor error positions.
-//! So this is a port of ruby-hocon's tokenizer ([`lexer`]) and parser ([`parser`]), its value
-//! model and merging ([`value`]), and a resolver ([`resolve`]) with ruby-hocon's results.
+//! So this is a port of ruby-hocon's tokenizer (`lexer`) and parser (`parser`), its value
+//! model and merging (`value`), and a resolver (`resolve`) with ruby-hocon's results.
 //!
 //! Every key and value gets the span of its text: a key, the key segment that named it (for
-//! `a.b.c = 1`, `b` spans the `b`); a value, where it was written — a substituted value keeps
-//! the span of the definition it came from, a concatenation covers its pieces, a merged object
-//! is spanned by its newest definition.
+//! `a.b.c = 1`, `b` spans the `b`; a quoted key includes its quotes); a value, where it was
+//! written — a substituted value keeps the span of the definition it came from, a
+//! concatenation spans the concatenation as written, a merged object its newest definition.
 //!
 //! Ruby's failures are reproduced with their messages (`String: <line>: ...`, Puppet prefixes
-//! `Unable to parse (<path>): `). A few inputs make ruby-hocon crash with a non-HOCON Ruby
-//! exception (`a = "\q"`, `a = 1e400`, `include url(...)`), which Puppet reports as the bare
-//! exception message: those are Syntax issues with that message too.
+//! `Unable to parse (<path>): `) as Syntax issues. A few inputs make ruby-hocon crash with a
+//! non-HOCON Ruby exception (`a = "\q"`, `a = 1e400`, `include url(...)`), which Puppet reports
+//! as the bare exception message: those are [`LoadIssueKind::RubyError`] issues.
 //!
-//! Not reproduced, each reported as an [`LoadIssueKind::Unsupported`] issue instead of a wrong
+//! Not reproduced, each reported as an [`LoadIssueKind::Unmodelled`] issue instead of a wrong
 //! value: substitutions that ruby-hocon takes from the Puppet server's environment variables
-//! (`${HOME}` with no `HOME` in the file), `include` of files (resolved against the server's
-//! working directory), integers beyond 64 bits (Ruby Bignums, approximated as Floats).
-//! Not handled at all: the conversion of objects with numeric keys into lists when concatenated
-//! with a list (ruby-hocon builds a broken list there), and ruby-hocon's restricted partial
-//! resolution in a few self-referential corner cases.
+//! (`${HOME}` with no `HOME` in the file: answered as if the variable were unset, so a required
+//! one fails and an optional one is left out), `include` of files (resolved against the server's
+//! working directory; skipped, as ruby-hocon does when the file is missing), integers beyond 64
+//! bits (Ruby Bignums, approximated as Floats).
+//! Not handled: the conversion of objects with numeric keys into lists when concatenated with a
+//! list (ruby-hocon builds a broken list there; we report the concatenation error), and looking
+//! into a key set several times with substitutions resolves all of it where ruby-hocon peeks
+//! into the newest object first (only a corner case of self-references can differ).
+//!
+//! Limits (each a [`LoadIssueKind::Limit`] issue): 256 levels of braces and brackets, key paths
+//! of 512 segments, substitutions nested 400 deep, values nested 512 deep once substituted.
+//! Speed: about 9 MB/s of CPU time in a release build on a 2 MB file of 20,000 objects. Merging
+//! many dotted keys under one parent (`p.a1 {..}`, `p.a2 {..}`, ...) copies the parent at each
+//! merge, quadratic as in ruby-hocon: 4,000 such keys take 0.3 s.
 
 mod lexer;
 mod parser;
@@ -45,12 +54,12 @@ use parser::Fail;
 use value::{HV, K};
 
 /// The stack the loader runs on. Parsing and resolution recurse, bounded by the limits in
-/// [`parser::MAX_DEPTH`] and in `resolve`; their worst cases (the inputs of the test
+/// `parser::MAX_DEPTH` and in `resolve`; their worst cases (the inputs of the test
 /// `hocon_limits_hold_on_hostile_input`) were measured to need less than 8 MiB in a debug build.
 /// A thread of our own keeps that independent of the caller's stack (rayon workers have 2 MiB).
 const STACK: usize = 16 << 20;
 
-/// Parses one HOCON file (on a thread of its own, see [`STACK`]).
+/// Parses one HOCON file (on a thread of its own, see `STACK`).
 pub fn load(file: &SourceFile) -> Document {
     load_with(file, &Limits::default())
 }
@@ -114,6 +123,10 @@ fn load_here(file: &SourceFile, limits: &Limits) -> Document {
             let built = builder.build_root(&children);
             doc.issues.append(&mut builder.issues);
             built.and_then(|root| {
+                if root.resolved {
+                    // No substitution anywhere: nothing to resolve (and no copy to make).
+                    return Ok(root);
+                }
                 // Substitutions may copy values (`b = ${a}${a}` doubles `a`): bound what they
                 // add beyond the file's own size.
                 let budget = resolve::Budget {
@@ -142,7 +155,7 @@ fn load_here(file: &SourceFile, limits: &Limits) -> Document {
         Err(f) => {
             let (kind, span, message) = match f {
                 Fail::Config { message, span } => (LoadIssueKind::Syntax, span, message),
-                Fail::Crash { message, span } => (LoadIssueKind::Syntax, span, message),
+                Fail::Crash { message, span } => (LoadIssueKind::RubyError, span, message),
                 Fail::TooDeep { span, what } => (
                     LoadIssueKind::Limit,
                     span,
@@ -234,7 +247,7 @@ impl Conv<'_> {
                     Num::Float(f) => Value::Float(*f),
                     Num::Big(digits) => {
                         issues.push(LoadIssue {
-                            kind: LoadIssueKind::Unsupported,
+                            kind: LoadIssueKind::Unmodelled,
                             span,
                             message: format!(
                                 "integer {digits} does not fit in 64 bits: Ruby keeps it exactly \

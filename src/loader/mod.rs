@@ -69,10 +69,16 @@ pub enum LoadIssueKind {
     /// `Integer()` rejecting a scalar its regexes let through (`.e+5`, `0x_`), a `nil.allocate`
     /// for an empty class name in a tag. Puppet fails the whole file with
     /// `Unable to parse <message>` (no path: the message is not Psych's).
+    /// HOCON: ruby-hocon crashes with a non-`ConfigError` (`a = "\q"`: NoMethodError,
+    /// `a = 1e400`: FloatDomainError, `include url(...)`); hocon_data rescues only ConfigError,
+    /// so Puppet reports the bare message, without `Unable to parse` (recorded with the oracle).
     RubyError,
     /// Psych loads a value hieralint cannot represent exactly (an integer beyond 64 bits, a
     /// `!ruby/encoding` object, `!!binary` bytes that are not UTF-8): the loaded value is an
     /// approximation, the message says which. Not fatal: Puppet loads the file.
+    /// JSON and HOCON use it for integers beyond 64 bits too, and HOCON for what depends on the
+    /// Puppet server rather than the file (`${VAR}` falling back to an environment variable,
+    /// `include "file"` relative to the server's working directory).
     Unmodelled,
     /// Something hieralint cannot reproduce exactly (a Ruby Bignum, a HOCON construct the `hocon`
     /// crate reads differently from ruby-hocon): the value is hieralint's best approximation and

@@ -37,6 +37,9 @@ pub const MAX_DEPTH: usize = Limits::YAML_DEPTH_CEILING;
 /// ([`Limits::max_expanded_nodes`]).
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
+/// Deepest nesting of flow collections (`[`, `{`) saphyr-parser reads: it counts them in a `u8`.
+pub const MAX_FLOW_DEPTH: usize = 255;
+
 /// Loads the first YAML document of `file` as Puppet's `yaml_data` does (reference §6.1).
 pub fn load(file: &SourceFile) -> Document {
     load_with(file, &Limits::default())
@@ -44,16 +47,29 @@ pub fn load(file: &SourceFile) -> Document {
 
 /// [`load`] with the given limits (nesting depth and alias expansion).
 pub fn load_with(file: &SourceFile, limits: &Limits) -> Document {
-    let mut loader = Loader::new(file.text(), limits);
-    loader.reader_check(file);
+    // After a byte order mark that hides a line-1 marker, parse as libyaml reads it: the mark
+    // becomes a space, and every span moves back by that byte afterwards.
+    let bom = bom_hides_marker(file);
+    let shifted;
+    let text = if bom {
+        shifted = format!(" {}", file.text());
+        shifted.as_str()
+    } else {
+        file.text()
+    };
+    let mut loader = Loader::new(text, limits);
+    loader.reader_check(file, usize::from(bom));
     loader.run();
     if let Some(at) = loader.truncate_at {
         let extra = std::mem::take(&mut loader.issues);
-        loader = Loader::new(&file.text()[..at], limits);
+        loader = Loader::new(&text[..at], limits);
         loader.run();
         loader.issues.extend(extra);
     }
     let mut doc = loader.finish();
+    if bom {
+        shift_back(&mut doc);
+    }
     if let Some(at) = file.invalid_utf8_at {
         let at = at.min(file.text().len());
         let lc = file.line_col(at);
@@ -69,6 +85,58 @@ pub fn load_with(file: &SourceFile, limits: &Limits) -> Document {
     }
     sort_issues(&mut doc.issues);
     doc
+}
+
+/// True when the file starts with a byte order mark followed by a line-1 marker that libyaml only
+/// recognises at column 1 (`---`, `...`, a `%` directive). libyaml skips the mark but counts it as
+/// a column, so Psych reads `---` as the start of a plain scalar: `\u{FEFF}---` followed by a
+/// mapping fails with `mapping values are not allowed in this context` (recorded:
+/// fixtures/conformance/yaml/file-shapes-and-errors `fbom`), `\u{FEFF}--- 42` is the String
+/// `"--- 42"`. A mark before anything else is harmless.
+pub fn bom_hides_marker(file: &SourceFile) -> bool {
+    let t = file.text().as_bytes();
+    let marker = |m: &[u8]| {
+        t.starts_with(m)
+            && t.get(m.len())
+                .is_none_or(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+    };
+    file.had_bom && (marker(b"---") || marker(b"...") || t.first() == Some(&b'%'))
+}
+
+/// Moves every span of a document parsed with a leading space (see [`load`]) back by that byte;
+/// the space itself maps to offset 0. Messages keep the parser's columns, which then count the
+/// mark as Psych's do.
+fn shift_back(doc: &mut Document) {
+    let back = |s: Span| Span {
+        start: s.start.saturating_sub(1),
+        end: s.end.saturating_sub(1),
+    };
+    for c in &mut doc.comments {
+        c.span = back(c.span);
+    }
+    for i in &mut doc.issues {
+        i.span = back(i.span);
+        if let LoadIssueKind::DuplicateKey { first } = &mut i.kind {
+            *first = back(*first);
+        }
+    }
+    let mut stack: Vec<&mut Node> = doc.root.iter_mut().collect();
+    while let Some(node) = stack.pop() {
+        node.span = back(node.span);
+        if let Some(tag) = &mut node.tag {
+            tag.span = back(tag.span);
+        }
+        match &mut node.kind {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => stack.extend(items.iter_mut()),
+            NodeKind::Map(m) => {
+                for e in &mut m.entries {
+                    stack.push(&mut e.key);
+                    stack.push(&mut e.value);
+                }
+            }
+        }
+    }
 }
 
 /// Psych parses the whole first document before building values, so a syntax error wins over
@@ -133,6 +201,9 @@ struct Props {
     psych_tag: Option<String>,
 }
 
+// One frame per open collection (at most MAX_DEPTH of them): the size difference between the
+// variants costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum FrameKind {
     Seq(Vec<Node>),
     Map {
@@ -197,6 +268,9 @@ struct Loader<'a> {
     /// saphyr failed on a token after a complete flow root before reporting the root (its
     /// scanner looks ahead); the document is re-read up to here.
     truncate_at: Option<usize>,
+    /// Byte offsets of line starts, built on the first duplicate key (whose message names the
+    /// first key's line): one index instead of a scan of the text per duplicate.
+    line_starts: Option<Vec<usize>>,
 }
 
 impl<'a> Loader<'a> {
@@ -221,12 +295,15 @@ impl<'a> Loader<'a> {
             prev_plain: None,
             reader_error: false,
             truncate_at: None,
+            line_starts: None,
         }
     }
 
     /// libyaml's reader refuses control characters and invalid UTF-8 before any parsing; Psych
     /// reports it with an unset context mark, so always `at line 1 column 1`.
-    fn reader_check(&mut self, file: &SourceFile) {
+    /// `shift` is how many bytes `self.text` has before the file's text (1 after a byte order
+    /// mark, see [`load`]).
+    fn reader_check(&mut self, file: &SourceFile, shift: usize) {
         let control = self.text.char_indices().find(|&(_, c)| {
             !matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{A0}'..='\u{D7FF}'
                 | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
@@ -234,7 +311,7 @@ impl<'a> Loader<'a> {
         let utf8 = file
             .invalid_utf8_at
             .zip(file.invalid_utf8_problem)
-            .map(|(at, problem)| (at.min(self.text.len()), problem));
+            .map(|(at, problem)| ((at + shift).min(self.text.len()), problem));
         let first = match (control, utf8) {
             (Some((c, _)), Some((u, p))) if u < c => Some((u, p)),
             (Some((c, _)), _) => Some((c, "control characters are not allowed")),
@@ -354,7 +431,15 @@ impl<'a> Loader<'a> {
             Event::MappingStart(anchor_id, tag) => {
                 self.open(false, anchor_id, tag.as_deref(), start, end)
             }
-            Event::SequenceEnd | Event::MappingEnd => self.close(end),
+            Event::SequenceEnd | Event::MappingEnd => {
+                // saphyr's end marker of a flow collection lies after the whitespace and comment
+                // that follow the closing bracket; its start is the bracket itself.
+                let bracket_end = match self.text.as_bytes().get(start) {
+                    Some(b']' | b'}') => Some(start + 1),
+                    _ => None,
+                };
+                self.close(end, bracket_end)
+            }
         };
         self.last_end = self.last_end.max(end);
         cont
@@ -649,14 +734,16 @@ impl<'a> Loader<'a> {
         true
     }
 
-    fn close(&mut self, end: usize) -> bool {
+    /// Closes the innermost collection; `bracket_end` is the end of a flow collection's closing
+    /// bracket, where its span ends.
+    fn close(&mut self, end: usize, bracket_end: Option<usize>) -> bool {
         let Some(frame) = self.stack.pop() else {
             return true;
         };
         let end = if frame.flow {
             self.tok_end = end;
             self.prev_plain = None;
-            end.max(frame.end)
+            bracket_end.unwrap_or(end).max(frame.end)
         } else {
             frame.end
         };
@@ -885,7 +972,7 @@ impl<'a> Loader<'a> {
             });
         }
         if let Some(first) = duplicate {
-            let lc = line_col(self.text, first.start as usize);
+            let lc = self.indexed_line_col(first.start as usize);
             self.issues.push(LoadIssue {
                 kind: LoadIssueKind::DuplicateKey { first },
                 span: key_span,
@@ -904,6 +991,20 @@ impl<'a> Loader<'a> {
     //
     // Each check reproduces one libyaml 0.2.5 rule (the C source Psych 4.0.3 bundles) with the
     // message Psych gives for it; `fixtures/yaml/malformed/` holds a recorded case for each.
+
+    /// 1-based line and character column of a byte offset, through the cached line index.
+    fn indexed_line_col(&mut self, byte: usize) -> (usize, usize) {
+        let text = self.text;
+        let starts = self.line_starts.get_or_insert_with(|| {
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let byte = crate::span::floor_char_boundary(text, byte);
+        let line = starts.partition_point(|&s| s <= byte);
+        let start = starts[line - 1];
+        (line, text[start..byte].chars().count() + 1)
+    }
 
     /// 0-based character column of a byte offset.
     fn col(&self, byte: usize) -> usize {
@@ -999,7 +1100,7 @@ impl<'a> Loader<'a> {
                     line_ws = false;
                     after_indicator = matches!(c, b'-' | b'?')
                         && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
-                    if c < 0x80 || c >= 0xC0 {
+                    if !(0x80..0xC0).contains(&c) {
                         col += 1;
                     }
                 }
@@ -1229,6 +1330,21 @@ impl<'a> Loader<'a> {
     fn syntax_error(&mut self, e: &ScanError) {
         let m = e.marker();
         let at = self.offsets.byte(m.index());
+        // saphyr counts flow nesting in a u8 and gives up past 255 levels; libyaml has no such
+        // limit and Psych loads the file (recorded: fixtures/recorded/yaml-limit-exceeded, 1,100
+        // nested flow sequences). That is hieralint's limit, not a syntax error.
+        if e.info() == "recursion limit exceeded" {
+            let end = crate::span::floor_char_boundary(self.text, (at + 1).min(self.text.len()));
+            self.stop_with(
+                LoadIssueKind::Limit,
+                Span::new(at, end.max(at)),
+                format!(
+                    "flow collections are nested deeper than {MAX_FLOW_DEPTH} levels; hieralint \
+                     stops loading here"
+                ),
+            );
+            return;
+        }
         if self.has_tabs && !self.skipping && !self.check_tabs(at) {
             return;
         }
@@ -1254,19 +1370,6 @@ impl<'a> Loader<'a> {
             if self.root.is_none() && !self.skipping && at > 0 {
                 self.truncate_at = Some(at);
             }
-            return;
-        }
-        if info == "recursion limit exceeded" {
-            // saphyr counts flow levels in a u8: a 256th nested `[`/`{` stops it. libyaml has no
-            // such limit (Psych fails near 10,000 levels with SystemStackError): this is a limit
-            // of ours, said as one (docs/limits.md), not a Psych syntax error.
-            self.stop_with(
-                LoadIssueKind::Limit,
-                span,
-                "flow collections are nested deeper than 255 levels (the limit of hieralint's \
-                 YAML parser); hieralint stops loading here"
-                    .into(),
-            );
             return;
         }
         let (message, context_at) = self.psych_wording(info, at);
@@ -1303,7 +1406,7 @@ impl<'a> Loader<'a> {
                     "did not find expected key while parsing a block mapping".into(),
                     Some(f.start),
                 ),
-                None => (format!("{info}"), Some(at)),
+                None => (info.to_string(), Some(at)),
             }
         };
         let reorder = |context: &str, problem: &str| (format!("{problem} {context}"), Some(at));
@@ -1458,7 +1561,7 @@ impl<'a> Loader<'a> {
                 *key = None;
             }
             let end = top.end;
-            self.close(end);
+            self.close(end, None);
         }
     }
 

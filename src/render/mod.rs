@@ -1,5 +1,12 @@
-//! Output formats: `full` and `concise` through codespan-reporting, and `json` (the contract other
-//! tools parse). Rendering happens once, on the main thread, over diagnostics already sorted.
+//! Output formats: `full` and `concise` through codespan-reporting, `json` (the contract other
+//! tools parse), and the CI formats, each in its own file: `sarif`, `github`, `gitlab`, `junit`,
+//! `checkstyle`. Rendering happens once, on the main thread, over diagnostics already sorted.
+
+pub mod checkstyle;
+pub mod github;
+pub mod gitlab;
+pub mod junit;
+pub mod sarif;
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -11,6 +18,138 @@ use serde::Serialize;
 
 use crate::diag::{Diagnostic, Label, Severity};
 use crate::span::SourceFile;
+use crate::suppress::{Suppressed, SuppressedBy};
+
+/// Every output format `--format` (and the config file's `format`) accepts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// Rich text with source snippets (codespan-reporting).
+    Full,
+    /// One line per diagnostic.
+    Concise,
+    /// The JSON contract: `{"diagnostics": [...], "summary": {...}}`.
+    Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// GitLab Code Quality JSON.
+    Gitlab,
+    /// JUnit XML.
+    Junit,
+    /// Checkstyle XML (reviewdog, Jenkins Warnings-NG).
+    Checkstyle,
+}
+
+impl OutputFormat {
+    /// The name as written on the command line and in the config file.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Full => "full",
+            OutputFormat::Concise => "concise",
+            OutputFormat::Json => "json",
+            OutputFormat::Sarif => "sarif",
+            OutputFormat::Github => "github",
+            OutputFormat::Gitlab => "gitlab",
+            OutputFormat::Junit => "junit",
+            OutputFormat::Checkstyle => "checkstyle",
+        }
+    }
+
+    pub fn all() -> &'static [OutputFormat] {
+        &[
+            OutputFormat::Full,
+            OutputFormat::Concise,
+            OutputFormat::Json,
+            OutputFormat::Sarif,
+            OutputFormat::Github,
+            OutputFormat::Gitlab,
+            OutputFormat::Junit,
+            OutputFormat::Checkstyle,
+        ]
+    }
+
+    pub fn from_name(s: &str) -> Option<OutputFormat> {
+        OutputFormat::all().iter().copied().find(|f| f.name() == s)
+    }
+
+    /// Human formats go to a terminal; the others are reports for machines.
+    pub fn is_human(self) -> bool {
+        matches!(self, OutputFormat::Full | OutputFormat::Concise)
+    }
+}
+
+/// Everything a renderer needs: the diagnostics to report (sorted), the suppressed ones to show
+/// (empty unless `--show-suppressed`), the summary, the files checked, and the directory that
+/// report paths are relative to.
+pub struct Report<'a> {
+    pub diagnostics: &'a [Diagnostic],
+    pub suppressed: &'a [Suppressed],
+    pub summary: &'a Summary,
+    /// The files in the reporting scope, in path order.
+    pub files: &'a [std::path::PathBuf],
+    /// The repository root (see [`crate::paths::repo_root`]).
+    pub root: &'a std::path::Path,
+}
+
+/// Writes a machine-readable report (every format but `full` and `concise`).
+pub fn write_machine(format: OutputFormat, out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    match format {
+        OutputFormat::Json => write_json_report(out, report),
+        OutputFormat::Sarif => sarif::write(out, report),
+        OutputFormat::Github => github::write(out, report),
+        OutputFormat::Gitlab => gitlab::write(out, report),
+        OutputFormat::Junit => junit::write(out, report),
+        OutputFormat::Checkstyle => checkstyle::write(out, report),
+        OutputFormat::Full | OutputFormat::Concise => {
+            let mut w = termcolor::NoColor::new(out);
+            write_human(&mut w, report, format == OutputFormat::Concise)
+        }
+    }
+}
+
+/// How a suppressed diagnostic is described in human and JSON output.
+pub fn suppressed_note(s: &Suppressed) -> String {
+    match &s.by {
+        SuppressedBy::Inline {
+            file, span, reason, ..
+        } => {
+            let lc = file.line_col(span.start as usize);
+            let mut n = format!(
+                "suppressed by `{}` at {}:{}",
+                file.slice(*span).trim_end(),
+                file.path.display(),
+                lc.line
+            );
+            if let Some(r) = reason {
+                n.push_str(&format!(" ({r})"));
+            }
+            n
+        }
+        SuppressedBy::Baseline => "suppressed by the baseline".to_string(),
+    }
+}
+
+/// `full`/`concise` output of a report: the diagnostics and, when asked, the suppressed ones
+/// marked as such (message prefixed with `suppressed:` and a note saying by what), in order.
+pub fn write_human(
+    out: &mut dyn termcolor::WriteColor,
+    report: &Report,
+    concise: bool,
+) -> io::Result<()> {
+    if report.suppressed.is_empty() {
+        return write_codespan(out, report.diagnostics, concise);
+    }
+    let mut all: Vec<Diagnostic> = report.diagnostics.to_vec();
+    for s in report.suppressed {
+        let mut d = s.diagnostic.clone();
+        d.message = format!("suppressed: {}", d.message);
+        d.notes.push(suppressed_note(s));
+        all.push(d);
+    }
+    crate::diag::sort_and_dedup(&mut all);
+    write_codespan(out, &all, concise)
+}
 
 /// What the run looked at and found, for the summary line and the JSON `summary` object.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -207,9 +346,17 @@ struct JsonDiagnostic {
     #[serde(skip_serializing_if = "Option::is_none")]
     fix: Option<JsonFix>,
     url: String,
+    /// Present (with what silenced it) only for suppressed diagnostics shown by
+    /// `--show-suppressed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suppressed: Option<String>,
 }
 
 fn json_diag(d: &Diagnostic) -> JsonDiagnostic {
+    json_diag_with(d, None)
+}
+
+fn json_diag_with(d: &Diagnostic, suppressed: Option<String>) -> JsonDiagnostic {
     JsonDiagnostic {
         rule: d.rule.name,
         code: d.rule.code,
@@ -231,6 +378,7 @@ fn json_diag(d: &Diagnostic) -> JsonDiagnostic {
             location: JsonLocation::of(&Label::new(&d.primary.file, f.span)),
         }),
         url: d.rule.url(),
+        suppressed,
     }
 }
 
@@ -247,6 +395,50 @@ pub fn write_json(out: &mut dyn Write, diags: &[Diagnostic], summary: &Summary) 
     };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)
+}
+
+/// `--format json` for a report: like [`write_json`], plus the suppressed diagnostics when
+/// `--show-suppressed` asked for them (each with a `suppressed` field saying by what).
+pub fn write_json_report(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Out<'a> {
+        diagnostics: Vec<JsonDiagnostic>,
+        summary: &'a Summary,
+    }
+    let mut items: Vec<(&Diagnostic, Option<String>)> =
+        report.diagnostics.iter().map(|d| (d, None)).collect();
+    for s in report.suppressed {
+        items.push((&s.diagnostic, Some(suppressed_note(s))));
+    }
+    items.sort_by(|a, b| {
+        (
+            a.0.primary.file.path.as_path(),
+            a.0.primary.span.start,
+            a.0.rule.code,
+        )
+            .cmp(&(
+                b.0.primary.file.path.as_path(),
+                b.0.primary.span.start,
+                b.0.rule.code,
+            ))
+    });
+    let report = Out {
+        diagnostics: items
+            .into_iter()
+            .map(|(d, s)| json_diag_with(d, s))
+            .collect(),
+        summary: report.summary,
+    };
+    serde_json::to_writer_pretty(&mut *out, &report)?;
+    writeln!(out)
+}
+
+/// 1-based start and end (exclusive) positions of a label, columns in characters.
+pub fn positions(l: &Label) -> (crate::span::LineCol, crate::span::LineCol) {
+    (
+        l.file.line_col(l.span.start as usize),
+        l.file.line_col(l.span.end as usize),
+    )
 }
 
 /// The closing line of human output.

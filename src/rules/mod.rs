@@ -6,7 +6,34 @@
 //! hiera.yaml, H2xx interpolation, H3xx facts and variables, H4xx lookup_options and merges,
 //! H9xx hieralint itself (configuration, suppressions).
 
+pub mod alias_not_entire_string;
+pub mod duplicate_key;
+pub mod forbidden_yaml_tag;
+pub mod interp_sites;
+pub mod interpolated_key_not_found;
+pub mod interpolation_loop;
+pub mod interpolation_method_in_hiera_config;
+pub mod interpolation_syntax_error;
+pub mod invalid_config;
+pub mod invalid_fact_set;
+pub mod invalid_hiera_config;
+pub mod legacy_fact;
+pub mod malformed_eyaml;
+pub mod misplaced_suppression;
+pub mod multiple_yaml_documents;
+pub mod non_hash_data_file;
+pub mod ruby_symbol_value;
+pub mod tree;
+pub mod undefined_variable;
+pub mod unknown_interpolation_method;
+pub mod unknown_rule_in_suppression;
+pub mod unquoted_date;
+pub mod unquoted_interpolation;
 pub mod unreadable_file;
+pub mod unused_suppression;
+pub mod yaml11_implicit_type;
+pub mod yaml_limit_exceeded;
+pub mod yaml_syntax_error;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::project::{LoadedFile, Project};
@@ -116,11 +143,39 @@ pub fn registry() -> &'static [&'static dyn Rule] {
     REGISTRY
 }
 
-static REGISTRY: &[&dyn Rule] = &[];
+static REGISTRY: &[&dyn Rule] = &[
+    &yaml_syntax_error::YamlSyntaxError,
+    &duplicate_key::DuplicateKey,
+    &non_hash_data_file::NonHashDataFile,
+    &unquoted_date::UnquotedDate,
+    &yaml11_implicit_type::Yaml11ImplicitType,
+    &unquoted_interpolation::UnquotedInterpolation,
+    &malformed_eyaml::MalformedEyaml,
+    &forbidden_yaml_tag::ForbiddenYamlTag,
+    &multiple_yaml_documents::MultipleYamlDocuments,
+    &yaml_limit_exceeded::YamlLimitExceeded,
+    &ruby_symbol_value::RubySymbolValue,
+    &invalid_hiera_config::InvalidHieraConfig,
+    &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
+    &interpolation_syntax_error::InterpolationSyntaxError,
+    &unknown_interpolation_method::UnknownInterpolationMethod,
+    &alias_not_entire_string::AliasNotEntireString,
+    &interpolated_key_not_found::InterpolatedKeyNotFound,
+    &interpolation_loop::InterpolationLoop,
+    &legacy_fact::LegacyFact,
+    &undefined_variable::UndefinedVariable,
+];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
 /// suppressions).
-static INTERNAL: &[&RuleMeta] = &[&unreadable_file::META];
+static INTERNAL: &[&RuleMeta] = &[
+    &unreadable_file::META,
+    &unused_suppression::META,
+    &unknown_rule_in_suppression::META,
+    &invalid_config::META,
+    &misplaced_suppression::META,
+    &invalid_fact_set::META,
+];
 
 /// Metadata of every rule, including diagnostics that hieralint raises itself (not via a
 /// [`Rule`]), in code order.

@@ -14,16 +14,23 @@ pub fn crate_root() -> PathBuf {
 }
 
 /// Runs `check` on `path` with only `rule` enabled. The path is made relative to the crate root
-/// so that rendered paths are stable in snapshots.
+/// so that rendered paths are stable in snapshots. A directory case with a `facts/` directory
+/// is checked with those fact sets (`--facts <case>/facts`).
 pub fn check_with_rule(path: &Path, rule: &'static str) -> Vec<Diagnostic> {
     let rel = path
         .strip_prefix(crate_root())
         .unwrap_or(path)
         .to_path_buf();
     std::env::set_current_dir(crate_root()).unwrap();
+    let facts = if path.join("facts").is_dir() {
+        vec![rel.join("facts")]
+    } else {
+        Vec::new()
+    };
     check::check(&CheckOptions {
         paths: vec![rel],
         only: vec![rule],
+        facts,
         ..CheckOptions::default()
     })
     .diagnostics
@@ -56,9 +63,11 @@ pub fn expect_markers(case: &Path) -> BTreeSet<(String, usize, String)> {
         vec![case.to_path_buf()]
     };
     for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else {
+        // Lossy: a case may hold bytes that are not UTF-8 on purpose (its markers are ASCII).
+        let Ok(bytes) = std::fs::read(&f) else {
             continue;
         };
+        let text = String::from_utf8_lossy(&bytes);
         let rel = f
             .strip_prefix(crate_root())
             .unwrap_or(&f)

@@ -247,3 +247,53 @@ web_merged: [common]
 }, [L('keyed'), L('keyed', 'hash'), L('keyed', 'deep'), L('keyed.web'), L('keyed.ams_prod'), L('deep_nested'), L('deep_nested.a.0.b'),
     L('int_keys'), L('int_keys.1'), L('web_merged'), L('keyed.%{facts.role}')],
   readme='hash keys are interpolated, including lookup_options keys (reference §5.1).')
+
+case('interp/lint-evidence', {
+    'hiera.yaml': H3,
+    'data/common.yaml': r"""---
+a: A
+hsh: {k: v}
+syntax_in_text: "pre %{a..b} post"
+syntax_in_nested_key: {"%{a..b}": v}
+"root_%{nope}": root keys are not interpolated
+unknown_in_nested_key: {"%{lokup('a')}": v}
+unknown_in_text: "x %{lokup('a')} y"
+unknown_then_alias: "%{lokup('a')}%{alias('a')}"
+lookup_bad_key: "%{lookup('a..b')}"
+scope_bad_key: "<%{scope('a..b')}>"
+unterminated_method: "%{lookup('a')"
+unquoted_method_arg: "%{lookup(a)}"
+lookup_module_key: "%{lookup('lintmod::only')}"
+lookup_missing_sub: "<%{lookup('hsh.nope')}>"
+lookup_missing: "<%{lookup('nowhere')}>"
+alias_missing_in_list: ["%{alias('nowhere')}"]
+to_role_db_only: "<%{lookup('db_only')}>"
+cross_a: "%{lookup('cross_b')}"
+db_loop_a: "%{lookup('db_loop_b')}"
+overridden_loop: "%{lookup('overridden_loop')}"
+loop_after_error: "%{lokup('a')}%{lookup('loop_after_error')}"
+legacy_osfamily: "%{::osfamily}"
+legacy_unqualified: "%{operatingsystem}"
+legacy_in_facts: "<%{facts.osfamily}>"
+structured_family: "%{facts.os.family}"
+toplevel_custom: "%{::site}"
+block_literal: |
+  first %{facts.role}
+  second %{lookup('a')}
+folded_dq: "one
+  %{facts.role} \u00e9 %{lookup('a')}"
+""",
+    'data/role/web.yaml': "---\ncross_b: \"%{lookup('cross_a')}\"\n",
+    'data/role/db.yaml': "---\ndb_only: db\ndb_loop_b: \"%{lookup('db_loop_a')}\"\n",
+    'data/nodes/web01.example.com.yaml': "---\noverridden_loop: node value\n",
+    'modules/lintmod/hiera.yaml': MOD_H,
+    'modules/lintmod/data/common.yaml': "---\nlintmod::only: from the module\n",
+}, [L(k) for k in ['syntax_in_text', 'syntax_in_nested_key', 'root_%{nope}', 'unknown_in_nested_key', 'unknown_in_text',
+                   'unknown_then_alias', 'lookup_bad_key', 'scope_bad_key', 'unterminated_method', 'unquoted_method_arg',
+                   'lookup_module_key', 'lookup_missing_sub', 'lookup_missing', 'alias_missing_in_list', 'to_role_db_only',
+                   'cross_a', 'cross_b', 'db_loop_a', 'overridden_loop', 'loop_after_error', 'legacy_osfamily',
+                   'legacy_unqualified', 'legacy_in_facts', 'structured_family', 'toplevel_custom', 'block_literal',
+                   'folded_dq']],
+  readme='evidence for the interpolation rules (H201-H205, H301-H302): syntax errors with surrounding text and in nested keys, '
+         'root keys not interpolated, unknown methods, bad lookup keys, module keys, missing keys, loops that depend on the '
+         'files a node reads, legacy facts absent from Facter 4 fact sets, tokens in block and folded scalars.')

@@ -118,7 +118,9 @@ def one_lookup(spec, envname, certname, facts, server_facts, trusted_in)
                  else
                    { 'key' => key, 'not_found' => true }
                  end
-      rescue Puppet::Error, StandardError, ScriptError => e  # ScriptError: e.g. LoadError for an ENC[GPG,...] value
+      # ScriptError: e.g. LoadError for an ENC[GPG,...] value; SystemStackError: recursive YAML data (an alias
+      # inside its own anchor) sends symkeys_to_string into endless recursion.
+      rescue Puppet::Error, StandardError, ScriptError, SystemStackError => e
         inv.report_text { e.message } if explain && e.is_a?(Puppet::DataBinding::LookupError)
         result = { 'key' => key, 'error' => e.message, 'error_class' => e.class.name }
       end

@@ -132,7 +132,7 @@ pub(super) struct Parser<'t> {
     text: &'t str,
     tokens: &'t [Token],
     next: usize,
-    buffer: Vec<Token>,
+    buffer: Vec<&'t Token>,
     line: i64,
     equals_count: usize,
     depth: usize,
@@ -157,25 +157,21 @@ pub(super) fn parse(text: &str, tokens: &[Token]) -> (R<Vec<RootChild>>, usize) 
 }
 
 impl<'t> Parser<'t> {
-    fn pop_token(&mut self) -> Token {
+    fn pop_token(&mut self) -> &'t Token {
         if let Some(t) = self.buffer.pop() {
             return t;
         }
         match self.tokens.get(self.next) {
             Some(t) => {
                 self.next += 1;
-                t.clone()
+                t
             }
             // The stream ends with EOF; reading past it keeps giving EOF.
-            None => self.tokens.last().cloned().unwrap_or(Token {
-                tok: Tok::Eof,
-                span: Span::default(),
-                line: None,
-            }),
+            None => self.tokens.last().unwrap_or(&EOF),
         }
     }
 
-    fn put_back(&mut self, t: Token) {
+    fn put_back(&mut self, t: &'t Token) {
         self.buffer.push(t);
     }
 
@@ -188,7 +184,7 @@ impl<'t> Parser<'t> {
 
     /// `next_token_collecting_whitespace`: skips whitespace, newlines and comments, updating the
     /// line as Ruby does, and records newlines in `nodes`.
-    fn next_collecting(&mut self, nodes: &mut Vec<Collected>) -> R<Token> {
+    fn next_collecting(&mut self, nodes: &mut Vec<Collected>) -> R<&'t Token> {
         loop {
             let t = self.pop_token();
             match &t.tok {
@@ -249,8 +245,8 @@ impl<'t> Parser<'t> {
     /// `consolidate_values`: a concatenation of adjacent values on one line, or the single value,
     /// or `None` (the token is put back).
     fn consolidate(&mut self, nodes: &mut Vec<Collected>) -> R<Option<Value>> {
-        enum Piece {
-            Ws(Token),
+        enum Piece<'t> {
+            Ws(&'t Token),
             Value(Value),
         }
         let mut values: Vec<Piece> = Vec::new();
@@ -262,7 +258,7 @@ impl<'t> Parser<'t> {
                 t = self.pop_token();
                 continue;
             }
-            if !Self::starts_value(&t) {
+            if !Self::starts_value(t) {
                 break;
             }
             let v = self.parse_value(t)?;
@@ -314,9 +310,9 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn parse_value(&mut self, t: Token) -> R<Value> {
+    fn parse_value(&mut self, t: &'t Token) -> R<Value> {
         if t.is_value() || t.is_unquoted() || t.is_substitution() {
-            return Ok(Value::Simple(t));
+            return Ok(Value::Simple(t.clone()));
         }
         match t.tok {
             Tok::OpenCurly | Tok::OpenSquare => {
@@ -337,12 +333,12 @@ impl<'t> Parser<'t> {
             }
             _ => {
                 let msg = format!("Expecting a value but got wrong token: {t}");
-                Err(self.error(Self::quote_suggestion(&t, msg), t.span))
+                Err(self.error(Self::quote_suggestion(t, msg), t.span))
             }
         }
     }
 
-    fn parse_key(&mut self, first: Token) -> R<(Vec<KeyPart>, Span)> {
+    fn parse_key(&mut self, first: &'t Token) -> R<(Vec<KeyPart>, Span)> {
         let mut expr = Vec::new();
         let mut t = first;
         while t.is_value() || t.is_unquoted() {
@@ -445,7 +441,7 @@ impl<'t> Parser<'t> {
             if t.tok == Tok::CloseCurly {
                 if !had_open_curly {
                     let msg = Self::quote_suggestion(
-                        &t,
+                        t,
                         "unbalanced close brace '}' with no open brace".into(),
                     );
                     return Err(self.error(msg, t.span));
@@ -478,7 +474,7 @@ impl<'t> Parser<'t> {
                                 "Key '{}' may not be followed by token: {after_key}",
                                 self.text.get(key_span.range()).unwrap_or("")
                             );
-                            let msg = Self::quote_suggestion(&after_key, msg);
+                            let msg = Self::quote_suggestion(after_key, msg);
                             return Err(self.error(msg, after_key.span));
                         }
                     };
@@ -515,7 +511,7 @@ impl<'t> Parser<'t> {
             if t.tok == Tok::CloseCurly {
                 if !had_open_curly {
                     let msg = Self::quote_suggestion(
-                        &t,
+                        t,
                         "unbalanced close brace '}' with no open brace".into(),
                     );
                     return Err(self.error(msg, t.span));
@@ -524,7 +520,7 @@ impl<'t> Parser<'t> {
                 break;
             } else if had_open_curly || t.tok != Tok::Eof {
                 let msg = Self::quote_suggestion(
-                    &t,
+                    t,
                     format!("Expecting close brace }} or a comma, got {t}"),
                 );
                 return Err(self.error(msg, t.span));
@@ -566,7 +562,7 @@ impl<'t> Parser<'t> {
                             end: t.span.end,
                         },
                     });
-                } else if Self::starts_value(&t) {
+                } else if Self::starts_value(t) {
                     let v = self.parse_value(t)?;
                     children.push(ArrChild::Value(v));
                 } else {
@@ -611,7 +607,7 @@ impl<'t> Parser<'t> {
                 None => {
                     let t = self.next_collecting(&mut nodes)?;
                     flush!();
-                    if Self::starts_value(&t) {
+                    if Self::starts_value(t) {
                         let v = self.parse_value(t)?;
                         children.push(ArrChild::Value(v));
                     } else if t.tok == Tok::CloseSquare {
@@ -675,6 +671,13 @@ impl<'t> Parser<'t> {
     }
 }
 
+/// What reading past the end gives (the stream always ends with its own EOF token).
+static EOF: Token = Token {
+    tok: Tok::Eof,
+    span: Span::empty(0),
+    line: None,
+};
+
 /// One path element being built (Ruby's `PathParser::Element`).
 struct Element {
     text: String,
@@ -685,7 +688,7 @@ struct Element {
 
 /// `PathParser.parse_path_expression` over key or substitution tokens. Returns the message of
 /// Ruby's ConfigBadPathError (without origin) on failure.
-pub(super) fn parse_path(expr: &[Token]) -> Result<Vec<KeyPart>, String> {
+pub(super) fn parse_path(expr: &[&Token]) -> Result<Vec<KeyPart>, String> {
     if expr.is_empty() {
         return Err("Expecting a field name or path here, but got nothing".into());
     }

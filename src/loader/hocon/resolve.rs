@@ -14,7 +14,7 @@
 //! * errors inside a list become `unexpected exception` (`simple_config_list.rb` wraps them);
 //! * a reference missing from the document falls back, in Ruby, to the Puppet server's
 //!   environment variables: we cannot know those, so the value is left out with an
-//!   [`LoadIssueKind::Unsupported`] issue.
+//!   [`LoadIssueKind::Unmodelled`] issue.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -152,7 +152,10 @@ impl<'a> Resolver<'a> {
                         c
                     });
                     let r = match &child_path {
-                        Some(cp) if pristine && self.replacements.is_empty() => {
+                        // Resolved values need no memo (a lookup copies them from the root).
+                        Some(cp)
+                            if pristine && self.replacements.is_empty() && !e.value.resolved =>
+                        {
                             self.resolve_memo(&e.value, cp)?
                         }
                         _ => self.resolve(&e.value, child_path.as_deref(), false)?,
@@ -267,7 +270,7 @@ impl<'a> Resolver<'a> {
                     // Ruby then looks for an environment variable of that name in the Puppet
                     // server's process. We cannot know it and answer as if it were unset.
                     self.issues.push(LoadIssue {
-                        kind: LoadIssueKind::Unsupported,
+                        kind: LoadIssueKind::Unmodelled,
                         span: at.span,
                         message: format!(
                             "{} is not set in this file: ruby-hocon then uses the Puppet server's \

@@ -413,16 +413,15 @@ fn join(left: HV, right: HV) -> Result<Joined, Fail> {
         let joined = right.with_fallback(left, &mut none);
         return Ok(Joined::One(HV { span, ..joined }));
     }
+    if let (K::List(a), K::List(b)) = (&left.kind, &right.kind) {
+        let mut items = Vec::with_capacity(a.len() + b.len());
+        items.extend(a.iter().cloned());
+        items.extend(b.iter().cloned());
+        return Ok(Joined::One(
+            HV::new(K::List(items), span, lines.0).with_lines(lines),
+        ));
+    }
     match (&left.kind, &right.kind) {
-        (K::List(_), K::List(_)) => {
-            let (K::List(mut a), K::List(b)) = (left.kind, right.kind) else {
-                unreachable!()
-            };
-            a.extend(b);
-            Ok(Joined::One(
-                HV::new(K::List(a), span, lines.0).with_lines(lines),
-            ))
-        }
         (K::List(_) | K::Obj(_), K::Str { quoted: false, .. }) => Ok(Joined::One(left)),
         _ if left.is_unmergeable() || right.is_unmergeable() => Ok(Joined::Two(left, right)),
         _ => match (left.transform_to_string(), right.transform_to_string()) {
@@ -529,9 +528,10 @@ impl<'a> Builder<'a> {
                     vals.push(self.value(p)?);
                 }
                 let mut joined = consolidate(vals)?;
-                Ok(match joined.len() {
-                    1 => joined.pop().unwrap_or_else(|| unreachable!()),
-                    _ => {
+                Ok(match joined.pop() {
+                    Some(one) if joined.is_empty() => one,
+                    last => {
+                        joined.extend(last);
                         let span = v.span();
                         let lines = merge_lines(joined.iter().map(|v| v.lines));
                         HV::new(K::Concat(joined), span, lines.0).with_lines(lines)
@@ -556,7 +556,8 @@ impl<'a> Builder<'a> {
                 quoted: false,
             },
             Tok::Substitution { optional, expr } => {
-                let path = parser::parse_path(expr).map_err(|m| Fail::Config {
+                let refs: Vec<&Token> = expr.iter().collect();
+                let path = parser::parse_path(&refs).map_err(|m| Fail::Config {
                     message: format!("String: {line}: {m}"),
                     span: t.span,
                 })?;
@@ -633,14 +634,19 @@ impl<'a> Builder<'a> {
                         );
                         let list = HV::new(K::List(vec![new_value]), span, line);
                         let mut joined = consolidate(vec![reference, list])?;
-                        new_value = if joined.len() == 1 {
-                            joined.pop().unwrap_or_else(|| unreachable!())
-                        } else {
-                            HV::new(K::Concat(joined), span, line)
+                        new_value = match joined.pop() {
+                            Some(one) if joined.is_empty() => one,
+                            last => {
+                                joined.extend(last);
+                                HV::new(K::Concat(joined), span, line)
+                            }
                         };
                     }
                     self.path_stack.pop();
-                    let first = &f.path[0];
+                    // A key path always has an element (parse_path fails otherwise).
+                    let Some(first) = f.path.first() else {
+                        continue;
+                    };
                     let mut dups = Vec::new();
                     // Keys with many dots nest as deep as nested braces: bound both.
                     let max = super::resolve::MAX_VALUE_DEPTH;
@@ -746,7 +752,7 @@ impl<'a> Builder<'a> {
                 // directory; a missing file is silently skipped (recorded). We cannot know that
                 // directory, so we skip it too and say so.
                 self.issues.push(LoadIssue {
-                    kind: LoadIssueKind::Unsupported,
+                    kind: LoadIssueKind::Unmodelled,
                     span: inc.span,
                     message: format!(
                         "include of {}: ruby-hocon looks for it relative to the Puppet server's \

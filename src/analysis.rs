@@ -1,0 +1,485 @@
+//! Semantic analysis: one lookup engine per environment of the project, the nodes (fact sets)
+//! it runs against, and those nodes grouped by what their hierarchies read.
+//!
+//! Rules that make runtime claims (a lookup fails, a key is never found, a file is never read)
+//! ask the engine, never re-implement it. Nodes come from `--facts`; without fact sets they are
+//! *implied by the data*: every data file whose path a hierarchy level's template matches
+//! yields a node whose variables are bound from that match (`nodes/%{trusted.certname}.yaml`
+//! and `data/nodes/web01.yaml` give a node with `trusted.certname = web01`), plus one node that
+//! binds nothing (only constant paths such as `common.yaml`). Nodes whose resolved hierarchies
+//! read the same files share one [`Group`], so the cost grows with distinct hierarchies, not
+//! with nodes.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use rayon::prelude::*;
+
+use crate::engine::{
+    Engine, EngineOptions, EnvironmentSpec, FsVfs, LookupOutcome, LookupRequest, PuppetVersion,
+    Scope, Strict, Trusted, Vfs,
+};
+use crate::facts::FactSet;
+use crate::project::{FileRole, Layer, Project};
+use crate::span::SourceFile;
+use crate::value::{Hash, Value};
+
+/// A node the engine runs for.
+#[derive(Debug)]
+pub struct NodeCtx {
+    /// The certname of a fact set, or `implied by <file>`.
+    pub name: String,
+    pub scope: Arc<Scope>,
+    /// True when the node was made up from the data (no `--facts`).
+    pub implied: bool,
+}
+
+/// Nodes whose hierarchies read the same files.
+pub struct Group {
+    /// Indices into [`EnvAnalysis::nodes`]; the first is the representative.
+    pub nodes: Vec<usize>,
+    /// The representative's resolved hierarchy.
+    pub hierarchy: crate::engine::ResolvedHierarchy,
+    /// The lookup of every key defined in the files this group reads, computed on first use
+    /// and shared by every rule.
+    outcomes: OnceLock<BTreeMap<String, LookupOutcome>>,
+}
+
+/// One environment of the project.
+pub struct EnvAnalysis {
+    pub root: PathBuf,
+    pub engine: Engine,
+    pub nodes: Vec<NodeCtx>,
+    pub groups: Vec<Group>,
+    /// True when `nodes` come from `--facts`.
+    pub real_facts: bool,
+}
+
+/// The whole project's analysis.
+pub struct Analysis {
+    pub envs: Vec<EnvAnalysis>,
+}
+
+/// The engine reads the project's files (the same `SourceFile`s the diagnostics point into,
+/// including unsaved buffers) and falls back to the disk for anything else.
+struct ProjectVfs {
+    files: HashMap<PathBuf, Arc<SourceFile>>,
+    disk: FsVfs,
+}
+
+impl Vfs for ProjectVfs {
+    fn read(&self, path: &Path) -> Option<Arc<SourceFile>> {
+        match self.files.get(path) {
+            Some(f) => Some(f.clone()),
+            None => self.disk.read(path),
+        }
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.files.contains_key(path) || self.disk.exists(path)
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        self.disk.is_dir(path)
+    }
+
+    fn read_dir(&self, path: &Path) -> Option<Vec<(String, bool)>> {
+        self.disk.read_dir(path)
+    }
+
+    fn is_symlink(&self, path: &Path) -> bool {
+        self.disk.is_symlink(path)
+    }
+}
+
+impl Group {
+    /// The lookup (with each key's own lookup_options) of every key defined in the data this
+    /// group's hierarchy reads, in key order.
+    pub fn outcomes(&self, env: &EnvAnalysis) -> &BTreeMap<String, LookupOutcome> {
+        self.outcomes.get_or_init(|| {
+            let session = env.engine.session(env.nodes[self.nodes[0]].scope.clone());
+            let mut keys: Vec<String> = session.all_keys().into_iter().map(|d| d.key).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .filter(|k| k != "lookup_options")
+                .map(|k| {
+                    // Quoted so that a key with dots is looked up as the literal root key.
+                    let request = if k.contains('.') || k.contains('\'') || k.contains('"') {
+                        format!("\"{k}\"")
+                    } else {
+                        k.clone()
+                    };
+                    let outcome = session.lookup(&LookupRequest::new(&request));
+                    (k, outcome)
+                })
+                .collect()
+        })
+    }
+}
+
+impl EnvAnalysis {
+    /// The names of the nodes of some groups, for messages: `web01, web02 and 3 more`.
+    pub fn describe(&self, groups: &[usize]) -> String {
+        let nodes: Vec<usize> = groups
+            .iter()
+            .flat_map(|&g| self.groups[g].nodes.iter().copied())
+            .collect();
+        self.describe_nodes(&nodes)
+    }
+
+    /// The names of some nodes (indices into [`EnvAnalysis::nodes`]), for messages, as
+    /// [`EnvAnalysis::describe`] gives them for groups.
+    pub fn describe_nodes(&self, nodes: &[usize]) -> String {
+        // Count nodes, not names: fact sets may share a certname (facterdb's all say
+        // `foo.example.com`); a name is listed once.
+        let mut ids: Vec<usize> = nodes.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let n = ids.len();
+        let mut names: Vec<&str> = ids.iter().map(|&i| self.nodes[i].name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let total = self.nodes.len();
+        let shown: Vec<&str> = names.iter().take(3).copied().collect();
+        let list = if names.len() > 3 {
+            format!("{} and {} more", shown.join(", "), names.len() - 3)
+        } else {
+            shown.join(", ")
+        };
+        let what = if self.real_facts {
+            "fact set"
+        } else {
+            "data-implied node"
+        };
+        if n == total {
+            format!("for every {what} ({list})")
+        } else {
+            format!("for {n} of {total} {what}s ({list})")
+        }
+    }
+}
+
+/// The environments of a project: every distinct `env_root` of its files.
+fn environment_roots(project: &Project) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = project
+        .files
+        .iter()
+        .filter_map(|f| f.env_root.clone())
+        .collect();
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
+/// The top scope of a fact set.
+fn scope_of(fs: &FactSet, env_name: &str) -> Scope {
+    let empty = Hash::new();
+    let facts = fs.facts.as_hash().unwrap_or(&empty);
+    let trusted = Trusted::from_value(&fs.trusted);
+    let server = fs.server_facts.as_ref().and_then(|v| v.as_hash());
+    Scope::for_node(facts, &trusted, server, env_name)
+}
+
+/// Sets `path` (`facts.os.family`, `trusted.certname`, `::site`, `site`) to `value` in the
+/// facts/trusted hashes of an implied node.
+fn bind(facts: &mut Hash, trusted: &mut Trusted, expr: &str, value: &str) {
+    let expr = expr.trim().trim_start_matches("::");
+    let mut parts: Vec<&str> = expr.split('.').collect();
+    if parts
+        .iter()
+        .any(|p| p.is_empty() || p.contains(['\'', '"', '(', ' ']))
+    {
+        return;
+    }
+    match parts[0] {
+        "trusted" => {
+            if parts.get(1) == Some(&"certname") && parts.len() == 2 {
+                trusted.certname = Some(value.to_string());
+            } else if parts.get(1) == Some(&"extensions") && parts.len() == 3 {
+                trusted
+                    .extensions
+                    .insert(Value::string(parts[2]), Value::string(value));
+            }
+            return;
+        }
+        "facts" => {
+            parts.remove(0);
+        }
+        "server_facts" => return,
+        _ => {}
+    }
+    if parts.is_empty() {
+        return;
+    }
+    set_path(facts, &parts, value);
+}
+
+fn set_path(h: &mut Hash, parts: &[&str], value: &str) {
+    let key = Value::string(parts[0]);
+    if parts.len() == 1 {
+        h.insert(key, Value::string(value));
+        return;
+    }
+    let mut inner = match h.get(&key) {
+        Some(Value::Hash(existing)) => (**existing).clone(),
+        _ => Hash::new(),
+    };
+    set_path(&mut inner, &parts[1..], value);
+    h.insert(key, Value::hash(inner));
+}
+
+/// A hierarchy path template as a matcher: literal text and `%{...}` holes, each matching one
+/// or more characters other than `/`.
+struct Template {
+    pieces: Vec<Piece>,
+}
+
+enum Piece {
+    Lit(String),
+    Hole(String),
+}
+
+impl Template {
+    fn parse(t: &str) -> Option<Template> {
+        let mut pieces = Vec::new();
+        let mut rest = t;
+        while let Some(start) = rest.find("%{") {
+            if start > 0 {
+                pieces.push(Piece::Lit(rest[..start].to_string()));
+            }
+            let after = &rest[start + 2..];
+            let end = after.find('}')?;
+            pieces.push(Piece::Hole(after[..end].to_string()));
+            rest = &after[end + 1..];
+        }
+        if !rest.is_empty() {
+            pieces.push(Piece::Lit(rest.to_string()));
+        }
+        Some(Template { pieces })
+    }
+
+    fn has_holes(&self) -> bool {
+        self.pieces.iter().any(|p| matches!(p, Piece::Hole(_)))
+    }
+
+    /// Matches `s` and returns the hole bindings.
+    fn matches(&self, s: &str) -> Option<Vec<(String, String)>> {
+        fn go(pieces: &[Piece], s: &str, out: &mut Vec<(String, String)>) -> bool {
+            match pieces.first() {
+                None => s.is_empty(),
+                Some(Piece::Lit(l)) => s
+                    .strip_prefix(l.as_str())
+                    .is_some_and(|r| go(&pieces[1..], r, out)),
+                Some(Piece::Hole(name)) => {
+                    let limit = s.find('/').unwrap_or(s.len());
+                    for end in (1..=limit).rev() {
+                        if !s.is_char_boundary(end) {
+                            continue;
+                        }
+                        out.push((name.clone(), s[..end].to_string()));
+                        if go(&pieces[1..], &s[end..], out) {
+                            return true;
+                        }
+                        out.pop();
+                    }
+                    false
+                }
+            }
+        }
+        let mut out = Vec::new();
+        go(&self.pieces, s, &mut out).then_some(out)
+    }
+}
+
+/// Nodes implied by the data of one environment: one per data file that an interpolated
+/// level's template matches, plus one that binds nothing.
+fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx> {
+    let mut nodes = vec![NodeCtx {
+        name: "implied: no variables".to_string(),
+        scope: Arc::new(Scope::for_node(
+            &Hash::new(),
+            &Trusted::default(),
+            None,
+            env_name,
+        )),
+        implied: true,
+    }];
+    let Some(cfg_file) = project.files.iter().find(|f| {
+        f.role == FileRole::HieraConfig
+            && f.layer == Layer::Environment
+            && f.env_root.as_deref() == Some(root)
+    }) else {
+        return nodes;
+    };
+    let Some(cfg) = &cfg_file.hiera_config().0 else {
+        return nodes;
+    };
+    let data_files: Vec<&Path> = project
+        .files
+        .iter()
+        .filter(|f| {
+            f.role == FileRole::Data
+                && f.layer == Layer::Environment
+                && f.env_root.as_deref() == Some(root)
+        })
+        .map(|f| f.source.path.as_path())
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for entry in &cfg.hierarchy {
+        let datadir = root.join(entry.effective_datadir(&cfg.defaults));
+        for raw in entry.raw_strings(&cfg.defaults) {
+            let Some(t) = Template::parse(&raw.value) else {
+                continue;
+            };
+            if !t.has_holes() {
+                continue;
+            }
+            for path in &data_files {
+                let Ok(rel) = path.strip_prefix(&datadir) else {
+                    continue;
+                };
+                let Some(rel) = rel.to_str() else { continue };
+                let Some(bindings) = t.matches(rel) else {
+                    continue;
+                };
+                if !seen.insert(path.to_path_buf()) {
+                    continue;
+                }
+                let mut facts = Hash::new();
+                let mut trusted = Trusted::default();
+                for (expr, value) in &bindings {
+                    bind(&mut facts, &mut trusted, expr, value);
+                }
+                let rel_display = path
+                    .strip_prefix(root)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string();
+                nodes.push(NodeCtx {
+                    name: format!("implied by {rel_display}"),
+                    scope: Arc::new(Scope::for_node(&facts, &trusted, None, env_name)),
+                    implied: true,
+                });
+            }
+        }
+    }
+    nodes
+}
+
+/// Builds the analysis of every environment of the project.
+pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) -> Analysis {
+    let files: HashMap<PathBuf, Arc<SourceFile>> = project
+        .files
+        .iter()
+        .map(|f| (f.source.path.clone(), f.source.clone()))
+        .collect();
+    let files = Arc::new(files);
+    let envs = environment_roots(project)
+        .into_iter()
+        .map(|root| {
+            let env_name = root
+                .file_name()
+                .and_then(|n| n.to_str())
+                .filter(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or("production")
+                .to_string();
+            let real_facts = !fact_sets.is_empty();
+            // Data-implied nodes bind only what file names reveal: other variables are
+            // undefined there by construction, so they must not fail lookups (strict off).
+            let mut opts = EngineOptions::for_puppet(puppet);
+            if !real_facts {
+                opts.strict = Strict::Off;
+            }
+            let vfs = Arc::new(ProjectVfs {
+                files: (*files).clone(),
+                disk: FsVfs::new(),
+            });
+            let engine = Engine::new(EnvironmentSpec::standalone(&root, &env_name), opts, vfs)
+                .with_limits(project.limits);
+            let nodes: Vec<NodeCtx> = if real_facts {
+                fact_sets
+                    .iter()
+                    .filter(|fs| {
+                        fs.environment
+                            .as_deref()
+                            .is_none_or(|e| e == env_name || e == "production")
+                    })
+                    .map(|fs| NodeCtx {
+                        name: fs.name.clone(),
+                        scope: Arc::new(scope_of(fs, &env_name)),
+                        implied: false,
+                    })
+                    .collect()
+            } else {
+                implied_nodes(project, &root, &env_name)
+            };
+            let fingerprints: Vec<(u64, crate::engine::ResolvedHierarchy)> = nodes
+                .par_iter()
+                .map(|n| {
+                    let h = engine.session(n.scope.clone()).resolved_hierarchy();
+                    (h.fingerprint(), h)
+                })
+                .collect();
+            let mut groups: Vec<Group> = Vec::new();
+            let mut by_fp: HashMap<u64, usize> = HashMap::new();
+            for (i, (fp, h)) in fingerprints.into_iter().enumerate() {
+                match by_fp.get(&fp) {
+                    Some(&g) => groups[g].nodes.push(i),
+                    None => {
+                        by_fp.insert(fp, groups.len());
+                        groups.push(Group {
+                            nodes: vec![i],
+                            hierarchy: h,
+                            outcomes: OnceLock::new(),
+                        });
+                    }
+                }
+            }
+            EnvAnalysis {
+                root,
+                engine,
+                nodes,
+                groups,
+                real_facts,
+            }
+        })
+        .collect();
+    Analysis { envs }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_bind_holes() {
+        let t = Template::parse("nodes/%{trusted.certname}.yaml").unwrap();
+        assert_eq!(
+            t.matches("nodes/web01.example.com.yaml"),
+            Some(vec![(
+                "trusted.certname".into(),
+                "web01.example.com".into()
+            )])
+        );
+        assert_eq!(t.matches("nodes/a/b.yaml"), None);
+        let t = Template::parse("os/%{facts.os.family}/%{facts.os.release.major}.yaml").unwrap();
+        assert_eq!(t.matches("os/Debian/12.yaml").unwrap().len(), 2);
+        assert!(!Template::parse("common.yaml").unwrap().has_holes());
+    }
+
+    #[test]
+    fn binding_builds_nested_facts() {
+        let mut facts = Hash::new();
+        let mut trusted = Trusted::default();
+        bind(&mut facts, &mut trusted, "facts.os.family", "Debian");
+        bind(&mut facts, &mut trusted, "::site", "ams");
+        bind(&mut facts, &mut trusted, "trusted.certname", "web01");
+        assert_eq!(
+            Value::hash(facts).ruby_inspect(),
+            r#"{"os"=>{"family"=>"Debian"}, "site"=>"ams"}"#
+        );
+        assert_eq!(trusted.certname.as_deref(), Some("web01"));
+    }
+}

@@ -1,0 +1,298 @@
+//! The `check` command's driver: reads the configuration, resolves the flags against it
+//! (flags > `--config` > the file found > defaults), runs ([`crate::run`]), fixes, writes the
+//! report(s) and decides the exit status.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use codespan_reporting::term::termcolor::{ColorChoice, NoColor, StandardStream, WriteColor};
+
+use crate::baseline::{self, Baseline};
+use crate::cli::{CheckArgs, ColorWhen};
+use crate::fix;
+use crate::render::{self, OutputFormat, Report};
+use crate::run::{self, RunOptions, RunResult};
+use crate::settings::{self, FailOn, Settings};
+
+/// The format in force: `--format`, else the configuration's `format`, else `github` inside
+/// GitHub Actions (`GITHUB_ACTIONS=true`, as yamllint's `auto` does), else `full`.
+pub fn choose_format(flag: Option<OutputFormat>, settings: &Settings) -> OutputFormat {
+    flag.or(settings.format).unwrap_or_else(|| {
+        if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+            OutputFormat::Github
+        } else {
+            OutputFormat::Full
+        }
+    })
+}
+
+/// The exit status of a finished run (see [`crate::cli`]).
+pub fn exit_status(result: &RunResult, fail_on: FailOn) -> i32 {
+    if result.config_error {
+        2
+    } else if result.diagnostics.iter().any(|d| fail_on.fails(d.severity)) {
+        1
+    } else {
+        0
+    }
+}
+
+fn color_choice(when: ColorWhen, to_terminal: bool) -> ColorChoice {
+    match when {
+        ColorWhen::Always => ColorChoice::Always,
+        ColorWhen::Never => ColorChoice::Never,
+        ColorWhen::Auto if to_terminal && std::env::var_os("NO_COLOR").is_none() => {
+            ColorChoice::Auto
+        }
+        ColorWhen::Auto => ColorChoice::Never,
+    }
+}
+
+/// Runs `hieralint check`; `Err` is a usage or I/O problem (exit status 2).
+pub fn run_check(args: &CheckArgs) -> Result<i32, String> {
+    run_check_with(args, crate::rules::registry().to_vec())
+}
+
+/// [`run_check`] with another set of rules (tests add their own).
+pub fn run_check_with(
+    args: &CheckArgs,
+    registry: Vec<&'static dyn crate::rules::Rule>,
+) -> Result<i32, String> {
+    let mut paths = args.paths.clone();
+    if paths.is_empty() {
+        paths.push(match &args.stdin_filename {
+            Some(p) => p.clone(),
+            None => PathBuf::from("."),
+        });
+    }
+    for p in &paths {
+        if Some(p) != args.stdin_filename.as_ref() && std::fs::metadata(p).is_err() {
+            return Err(format!("cannot read `{}`", p.display()));
+        }
+    }
+
+    let mut opts = RunOptions::new(paths.clone());
+    opts.registry = registry;
+    let known = opts.known();
+    let config_path = match &args.config {
+        Some(p) => Some(p.clone()),
+        None => settings::find(&paths[0]),
+    };
+    if let Some(cp) = &config_path {
+        let (s, diags) = settings::load(cp, &known)?;
+        opts.settings = s;
+        opts.config_diagnostics = diags;
+    }
+    opts.facts = if args.facts.is_empty() {
+        opts.settings.facts.clone()
+    } else {
+        args.facts.clone()
+    };
+    opts.puppet = args.puppet.or(opts.settings.puppet).unwrap_or(0);
+    opts.select = run::resolve_rules(&args.select, &known, "--select")?;
+    opts.ignore = run::resolve_rules(&args.ignore, &known, "--ignore")?;
+    if let Some(p) = &args.stdin_filename {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        opts.stdin = Some((p.clone(), Arc::from(text)));
+    }
+    if let Some(b) = &args.baseline {
+        opts.baseline = Some(Arc::new(Baseline::load(b)?));
+    }
+    let fail_on = args.fail_on.or(opts.settings.fail_on).unwrap_or_default();
+    let format = choose_format(args.format, &opts.settings);
+
+    if args.diff {
+        let out = run::run_with_fixes(&opts);
+        report_refused(&out.refused);
+        let mut stdout = std::io::stdout().lock();
+        for ff in &out.changed {
+            write!(stdout, "{}", fix::unified_diff(ff)).map_err(|e| e.to_string())?;
+        }
+        if !args.quiet {
+            eprintln!(
+                "hieralint: {} fix{} available in {} file{}",
+                out.applied,
+                if out.applied == 1 { "" } else { "es" },
+                out.changed.len(),
+                if out.changed.len() == 1 { "" } else { "s" },
+            );
+        }
+        return Ok(if out.result.config_error {
+            2
+        } else if out.changed.is_empty() {
+            0
+        } else {
+            1
+        });
+    }
+
+    let mut stdin_fixed: Option<String> = None;
+    let mut result = if args.fix {
+        let out = run::run_with_fixes(&opts);
+        report_refused(&out.refused);
+        let stdin_id = args.stdin_filename.as_deref().map(crate::paths::identity);
+        for ff in &out.changed {
+            if stdin_id.as_ref() == Some(&crate::paths::identity(&ff.file.path)) {
+                stdin_fixed = Some(ff.fixed.clone());
+                continue;
+            }
+            fix::write_back(ff)
+                .map_err(|e| format!("cannot write `{}`: {e}", ff.file.path.display()))?;
+        }
+        if !args.quiet && out.applied > 0 {
+            eprintln!(
+                "hieralint: fixed {} problem{} in {} file{}",
+                out.applied,
+                if out.applied == 1 { "" } else { "s" },
+                out.changed.len(),
+                if out.changed.len() == 1 { "" } else { "s" },
+            );
+        }
+        out.result
+    } else {
+        run::run(&opts)
+    };
+    // With --fix on standard input, the fixed text is the output (as editors expect); the report
+    // goes to standard error.
+    if args.fix && args.stdin_filename.is_some() {
+        let text = match &stdin_fixed {
+            Some(t) => t.clone(),
+            None => opts
+                .stdin
+                .as_ref()
+                .map(|(_, t)| t.to_string())
+                .unwrap_or_default(),
+        };
+        std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| e.to_string())?;
+    }
+
+    if let Some(path) = &args.write_baseline {
+        let n = baseline::write(path, &result.before_baseline, &opts.root)?;
+        if !args.quiet {
+            eprintln!(
+                "hieralint: recorded {n} finding{} in `{}`",
+                if n == 1 { "" } else { "s" },
+                path.display()
+            );
+        }
+        opts.baseline = Some(Arc::new(Baseline::load(path)?));
+        result = run::run(&opts);
+    }
+
+    let suppressed: &[crate::suppress::Suppressed] = if args.show_suppressed {
+        &result.suppressed
+    } else {
+        &[]
+    };
+    let report = Report {
+        diagnostics: &result.diagnostics,
+        suppressed,
+        summary: &result.summary,
+        files: &result.files,
+        root: &opts.root,
+    };
+    let to_stderr = args.fix && args.stdin_filename.is_some();
+    let written = emit(args, format, &report, to_stderr);
+    if let Err(e) = written {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(format!("cannot write output: {e}"));
+        }
+    }
+    Ok(exit_status(&result, fail_on))
+}
+
+/// Tells about fixes refused because they would change the data (a bug in the rule's fix).
+fn report_refused(refused: &[fix::Refused]) {
+    for r in refused {
+        let lc = r.file.line_col(r.fix.span.start as usize);
+        eprintln!(
+            "hieralint: not applied: the fix \"{}\" at {}:{}:{} would change the data Puppet reads",
+            r.fix.title,
+            r.file.path.display(),
+            lc.line,
+            lc.column
+        );
+    }
+}
+
+fn write_human_to(
+    out: &mut dyn WriteColor,
+    report: &Report,
+    concise: bool,
+    quiet: bool,
+) -> std::io::Result<()> {
+    render::write_human(out, report, concise)?;
+    if !quiet {
+        writeln!(out, "{}", render::summary_line(report.summary))?;
+    }
+    Ok(())
+}
+
+/// Writes the report: to `--output-file` in the chosen format plus human output on the terminal,
+/// or the chosen format on standard output (standard error when standard output carries fixed
+/// text).
+fn emit(
+    args: &CheckArgs,
+    format: OutputFormat,
+    report: &Report,
+    to_stderr: bool,
+) -> std::io::Result<()> {
+    if let Some(path) = &args.output_file {
+        write_file(path, format, report, args.quiet)?;
+        let concise = format == OutputFormat::Concise;
+        return human_stream(args, to_stderr, |out| {
+            write_human_to(out, report, concise, args.quiet)
+        });
+    }
+    if format.is_human() {
+        let concise = format == OutputFormat::Concise;
+        return human_stream(args, to_stderr, |out| {
+            write_human_to(out, report, concise, args.quiet)
+        });
+    }
+    if to_stderr {
+        render::write_machine(format, &mut std::io::stderr().lock(), report)
+    } else {
+        render::write_machine(format, &mut std::io::stdout().lock(), report)
+    }
+}
+
+fn human_stream(
+    args: &CheckArgs,
+    to_stderr: bool,
+    f: impl FnOnce(&mut dyn WriteColor) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if to_stderr {
+        let mut out =
+            StandardStream::stderr(color_choice(args.color, std::io::stderr().is_terminal()));
+        f(&mut out)
+    } else {
+        let mut out =
+            StandardStream::stdout(color_choice(args.color, std::io::stdout().is_terminal()));
+        f(&mut out)
+    }
+}
+
+fn write_file(
+    path: &Path,
+    format: OutputFormat,
+    report: &Report,
+    quiet: bool,
+) -> std::io::Result<()> {
+    let mut buf: Vec<u8> = Vec::new();
+    if format.is_human() {
+        let mut w = NoColor::new(&mut buf);
+        write_human_to(&mut w, report, format == OutputFormat::Concise, quiet)?;
+    } else {
+        render::write_machine(format, &mut buf, report)?;
+    }
+    std::fs::write(path, buf).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot write `{}`: {e}", path.display()))
+    })
+}

@@ -1,0 +1,125 @@
+//! Path helpers shared by the CI formats, the baseline, the config file and the scanner:
+//! lexical normalisation, the repository root, and repo-relative spelling with `/` separators.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Removes `.` components and folds `..` into its parent, without touching the file system
+/// (symbolic links are not resolved, so `a/../b` is `b` even if `a` is a link).
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else if !matches!(
+                    out.components().next_back(),
+                    Some(Component::RootDir | Component::Prefix(_))
+                ) {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The absolute, normalised form of `p` (relative paths are taken from the current directory).
+pub fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        normalize(p)
+    } else {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        normalize(&cwd.join(p))
+    }
+}
+
+/// The key under which a path is compared with another: absolute and normalised, and with
+/// symbolic links resolved when the path exists (so `/tmp/x` and `/private/tmp/x` agree).
+pub fn identity(p: &Path) -> PathBuf {
+    let abs = absolute(p);
+    if let Ok(c) = std::fs::canonicalize(&abs) {
+        return c;
+    }
+    // a file that does not exist (an unsaved buffer): canonicalise its directory
+    match (abs.parent(), abs.file_name()) {
+        (Some(dir), Some(name)) => match std::fs::canonicalize(dir) {
+            Ok(d) => d.join(name),
+            Err(_) => abs,
+        },
+        _ => abs,
+    }
+}
+
+/// The repository root that CI formats and baselines make paths relative to: the nearest
+/// ancestor of the current directory holding `.git` (a directory, or a file in a worktree), else
+/// the current directory itself. CI systems check out the repository root as the working
+/// directory, and GitHub code scanning resolves `%SRCROOT%` against it.
+pub fn repo_root() -> PathBuf {
+    let cwd = identity(Path::new("."));
+    for dir in cwd.ancestors() {
+        if dir.join(".git").exists() {
+            return dir.to_path_buf();
+        }
+    }
+    cwd
+}
+
+/// `p` relative to `root`, with `/` separators, when `p` is inside `root`; `None` otherwise.
+pub fn relative_to(p: &Path, root: &Path) -> Option<String> {
+    let id = identity(p);
+    let rel = id.strip_prefix(root).ok()?;
+    Some(slashed(rel))
+}
+
+/// A path spelled with `/` separators.
+pub fn slashed(p: &Path) -> String {
+    let mut out = String::new();
+    for c in p.components() {
+        match c {
+            Component::RootDir => out.push('/'),
+            Component::Prefix(pre) => out.push_str(&pre.as_os_str().to_string_lossy()),
+            other => {
+                if !out.is_empty() && !out.ends_with('/') {
+                    out.push('/');
+                }
+                out.push_str(&other.as_os_str().to_string_lossy());
+            }
+        }
+    }
+    out
+}
+
+/// How a path is written in a CI report: repo-relative when inside `root`, else absolute.
+pub fn report_path(p: &Path, root: &Path) -> String {
+    relative_to(p, root).unwrap_or_else(|| slashed(&identity(p)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_folds_dots() {
+        assert_eq!(normalize(Path::new("./a/./b/../c")), PathBuf::from("a/c"));
+        assert_eq!(normalize(Path::new("../a")), PathBuf::from("../a"));
+        assert_eq!(normalize(Path::new("/../a")), PathBuf::from("/a"));
+        assert_eq!(normalize(Path::new("a/../../b")), PathBuf::from("../b"));
+    }
+
+    #[test]
+    fn relative_spelling_uses_slashes() {
+        let root = identity(Path::new("."));
+        assert_eq!(
+            relative_to(Path::new("./x/y.yaml"), &root).as_deref(),
+            Some("x/y.yaml")
+        );
+        assert_eq!(relative_to(Path::new("/"), &root.join("sub")), None);
+        assert_eq!(slashed(Path::new("/a/b")), "/a/b");
+        assert_eq!(slashed(Path::new("a/./b")), "a/b");
+    }
+}

@@ -1,0 +1,280 @@
+//! The strings Puppet interpolates, found once for the interpolation rules (H201-H205,
+//! H301-H302): in a data file, every string under a root key (values at any depth and the keys
+//! of nested hashes; reference §5.1), and in a hiera.yaml every string of every hierarchy level
+//! (`datadir`, locations, `mapped_paths`, `options`). Each [`Site`] knows how to turn a byte
+//! range of its value into a source span ([`crate::value_span`]).
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use crate::analysis::Group;
+use crate::config::{HierarchyEntry, StringRole};
+use crate::interp::{self, Token};
+use crate::project::{FileRole, LoadedFile};
+use crate::span::{SourceFile, Span};
+use crate::value::{Node, NodeKind};
+
+/// One interpolated string.
+pub struct Site<'a> {
+    /// The string after YAML/JSON/HOCON parsing (what Puppet interpolates).
+    pub value: Cow<'a, str>,
+    /// The scalar's source span (quotes and block indicators included).
+    pub span: Span,
+    /// Data files: the root key whose value holds the string.
+    pub root_key: Option<&'a str>,
+    /// True for the key of a nested hash.
+    pub is_key: bool,
+    /// True inside a YAML alias expansion (`*name`) or a `<<` merged entry: the text is written
+    /// elsewhere (the anchor), so token-level findings are reported there, not here.
+    pub copied: bool,
+    /// hiera.yaml: which field the string comes from.
+    pub role: Option<StringRole>,
+    /// A `mapped_paths` template: the variable bound to each mapped value (`mapped_paths[1]`),
+    /// a local variable rather than a fact.
+    pub local_var: Option<String>,
+}
+
+/// Where a string is interpolated: Puppet treats undefined variables differently there
+/// (reference §5.6, §11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A data value or nested key.
+    Data,
+    /// A hiera.yaml location (`path(s)`, `glob(s)`, `uri(s)`, `mapped_paths`): Puppet 8
+    /// interpolates these under `avoid_hiera_interpolation_errors` (PUP-11751).
+    ConfigLocation,
+    /// A hiera.yaml `datadir` or `options` string.
+    ConfigOther,
+}
+
+/// What Puppet does with an undefined variable `name` (as Puppet prints it: `x`, `::x`) at a
+/// place, on both versions.
+pub fn undefined_effect(name: &str, place: Place) -> String {
+    match place {
+        Place::Data => format!(
+            "Puppet 8 fails the lookup with `Undefined variable '{name}'`; Puppet 7 warns and interpolates an empty string"
+        ),
+        Place::ConfigLocation => format!(
+            "Puppet interpolates an empty string with a warning (`Undefined variable '{name}'` on Puppet 7, `Interpolation failed with '{name}', but compilation continuing` on Puppet 8)"
+        ),
+        Place::ConfigOther => format!(
+            "Puppet 8 fails every lookup through the layer with `Undefined variable '{name}'`; Puppet 7 warns and interpolates an empty string"
+        ),
+    }
+}
+
+impl Site<'_> {
+    /// Where Puppet interpolates this string.
+    pub fn place(&self) -> Place {
+        match self.role {
+            None => Place::Data,
+            Some(
+                StringRole::Location(_)
+                | StringRole::MappedPathsScope
+                | StringRole::MappedPathsTemplate,
+            ) => Place::ConfigLocation,
+            Some(StringRole::Datadir | StringRole::Option) => Place::ConfigOther,
+        }
+    }
+
+    pub fn tokens(&self) -> Vec<Token> {
+        interp::tokens(&self.value)
+    }
+
+    /// The source span of `range` of the value: exact when the source reads back to the value,
+    /// else the whole scalar (an alias token, an explicit block indentation indicator).
+    pub fn span_of(&self, file: &SourceFile, range: std::ops::Range<usize>) -> Span {
+        crate::value_span::map_range(file.text(), self.span, &self.value, range)
+            .unwrap_or(self.span)
+    }
+
+    /// Where an unterminated `%{` starts: Puppet's scan (`gsub(/%\{([^}]*)\}/)`) leaves it and
+    /// everything after it literal (§5.2; recorded: interp/escapes-and-empty-tokens
+    /// `unterminated`). It can only follow the last complete token.
+    pub fn unterminated(&self, tokens: &[Token]) -> Option<usize> {
+        let from = tokens.last().map_or(0, |t| t.range.end);
+        self.value[from..].find("%{").map(|i| from + i)
+    }
+}
+
+/// True for a data file that loads (Puppet reads nothing from a file that does not). Files the
+/// user named outside an environment (`FileRole::Loose`, a pre-commit hook's file list) are
+/// taken as data too: only Hiera data holds `%{` tokens.
+fn readable_data(file: &LoadedFile) -> bool {
+    matches!(file.role, FileRole::Data | FileRole::Loose) && file.doc.fatal_issue().is_none()
+}
+
+/// Every string Puppet interpolates in a data file, in file order. Root keys are not
+/// interpolated (`data_hash_function_provider.rb` interpolates the value found under the key;
+/// recorded: interp/lint-evidence `root_%{nope}`), the keys of nested hashes are.
+pub fn data_sites(file: &LoadedFile) -> Vec<Site<'_>> {
+    let mut out = Vec::new();
+    if !readable_data(file) {
+        return out;
+    }
+    let Some(root) = file.doc.root.as_ref().and_then(Node::as_map) else {
+        return out;
+    };
+    for e in &root.entries {
+        let Some(key) = e.key.as_str() else {
+            continue;
+        };
+        // (node, is_key, copied); an explicit stack: nesting depth comes from the file.
+        let mut stack: Vec<(&Node, bool, bool)> = vec![(&e.value, false, e.merged)];
+        let mut subtree = Vec::new();
+        while let Some((n, is_key, copied)) = stack.pop() {
+            let copied = copied || n.from_alias;
+            match &n.kind {
+                NodeKind::Scalar(_) => {
+                    if let Some(s) = n.as_str() {
+                        if interp::has_interpolation(s) {
+                            subtree.push(Site {
+                                value: Cow::Borrowed(s),
+                                span: n.span,
+                                root_key: Some(key),
+                                is_key,
+                                copied,
+                                role: None,
+                                local_var: None,
+                            });
+                        }
+                    }
+                }
+                NodeKind::Seq(items) => {
+                    stack.extend(items.iter().rev().map(|i| (i, false, copied)));
+                }
+                NodeKind::Map(m) => {
+                    for entry in m.entries.iter().rev() {
+                        let c = copied || entry.merged;
+                        stack.push((&entry.value, false, c));
+                        stack.push((&entry.key, true, c));
+                    }
+                }
+            }
+        }
+        out.extend(subtree);
+    }
+    out
+}
+
+/// Every string of a hiera.yaml that Puppet interpolates, once per source span (a `defaults`
+/// string is shared by the levels that do not override it).
+pub fn config_sites(file: &LoadedFile) -> Vec<Site<'static>> {
+    let mut out: Vec<Site<'static>> = Vec::new();
+    let Some(cfg) = &file.hiera_config().0 else {
+        return out;
+    };
+    let mut entries: Vec<&HierarchyEntry> = cfg.hierarchy.iter().collect();
+    if let Some((_, d)) = &cfg.default_hierarchy {
+        entries.extend(d);
+    }
+    if let Some((_, p)) = &cfg.plan_hierarchy {
+        entries.extend(p);
+    }
+    for e in entries {
+        let mapped_var = match &e.locations {
+            crate::config::Locations::MappedPaths { var, .. } => Some(var.value.clone()),
+            _ => None,
+        };
+        for raw in e.raw_strings(&cfg.defaults) {
+            let scope_expr = raw.role == StringRole::MappedPathsScope;
+            if !scope_expr && !interp::has_interpolation(&raw.value) {
+                continue;
+            }
+            if out
+                .iter()
+                .any(|s| s.span == raw.span && s.role == Some(raw.role))
+            {
+                continue;
+            }
+            out.push(Site {
+                value: Cow::Owned(raw.value),
+                span: raw.span,
+                root_key: None,
+                is_key: false,
+                copied: false,
+                role: Some(raw.role),
+                local_var: mapped_var
+                    .clone()
+                    .filter(|_| raw.role == StringRole::MappedPathsTemplate),
+            });
+        }
+    }
+    out.sort_by_key(|s| s.span);
+    out
+}
+
+/// The data files a group's hierarchies read, in lookup order (global, environment, then the
+/// modules' levels), each once.
+pub fn files_read(group: &Group) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for level in &group.hierarchy.levels {
+        for loc in level.locations.iter().flatten() {
+            if loc.exists && !loc.is_uri {
+                let p = PathBuf::from(&loc.location);
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The groups of an environment whose hierarchies read `path`.
+pub fn groups_reading(reads: &[Vec<PathBuf>], path: &Path) -> Vec<usize> {
+    reads
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.iter().any(|p| p == path))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// A key as a lookup request: quoted when it holds a dot or a quote, so that a root key with
+/// dots is looked up literally (as [`Group::outcomes`] does).
+pub fn request_for_root_key(k: &str) -> String {
+    if k.contains(['.', '\'', '"']) && !k.contains('"') {
+        format!("\"{k}\"")
+    } else if k.contains(['.', '\'']) {
+        format!("'{k}'")
+    } else {
+        k.to_string()
+    }
+}
+
+/// Edit distance (Levenshtein, on characters), for "did you mean" notes.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distance() {
+        assert_eq!(edit_distance("lokup", "lookup"), 1);
+        assert_eq!(edit_distance("Lookup", "lookup"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("alais", "alias"), 2);
+    }
+
+    #[test]
+    fn root_key_requests() {
+        assert_eq!(request_for_root_key("a::b"), "a::b");
+        assert_eq!(request_for_root_key("a.b"), "\"a.b\"");
+        assert_eq!(request_for_root_key("it's.x"), "\"it's.x\"");
+        assert_eq!(request_for_root_key("say \"x\""), "say \"x\"");
+    }
+}

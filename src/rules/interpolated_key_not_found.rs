@@ -1,0 +1,267 @@
+//! H204 `interpolated-key-not-found`: `%{lookup('k')}`, `hiera` or `alias` of a key that has no
+//! value, which Puppet silently turns into an empty string.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::analysis::EnvAnalysis;
+use crate::diag::Diagnostic;
+use crate::engine::{LookupRequest, LookupResult};
+use crate::interp::{split_key, Method, Segment};
+use crate::project::{LoadedFile, Project};
+use crate::rules::interp_sites::{data_sites, edit_distance, files_read, groups_reading};
+use crate::rules::{Rule, RuleMeta, Sink};
+use crate::span::Span;
+
+crate::declare_rule!(pub static META = {
+    code: "H204",
+    name: "interpolated-key-not-found",
+    category: Suspicious,
+    summary: "a `lookup`, `hiera` or `alias` interpolation of a key that has no value",
+});
+
+pub struct InterpolatedKeyNotFound;
+
+/// A `lookup`/`hiera`/`alias` token in a data file.
+struct KeyToken<'a> {
+    file: &'a LoadedFile,
+    span: Span,
+    text: String,
+    method: Method,
+    key: String,
+}
+
+fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis) -> Vec<KeyToken<'a>> {
+    let mut out = Vec::new();
+    for file in &project.files {
+        if file.env_root.as_deref() != Some(env.root.as_path()) {
+            continue;
+        }
+        for site in data_sites(file) {
+            if site.copied {
+                continue;
+            }
+            for t in site.tokens() {
+                let (Some(method), Some(key)) = (t.method(), t.lookup_key()) else {
+                    continue;
+                };
+                // A key Puppet cannot parse is `interpolation-syntax-error` (H201).
+                if split_key(key).is_err() {
+                    continue;
+                }
+                out.push(KeyToken {
+                    file,
+                    span: site.span_of(&file.source, t.range.clone()),
+                    text: site.value[t.range.clone()].to_string(),
+                    method,
+                    key: key.to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The root keys a group's lookups can find in the data its hierarchies read: keys of the
+/// global and environment layers, and module keys in their own module's namespace (a lookup
+/// is routed only to the module its key names, reference §2.3).
+fn defined_root_keys(session: &crate::engine::Session) -> BTreeSet<String> {
+    session
+        .all_keys()
+        .into_iter()
+        .filter(|d| match &d.layer {
+            crate::engine::Place::Module(m) => {
+                d.key.split_once("::").is_some_and(|(ns, _)| ns == m)
+            }
+            _ => true,
+        })
+        .map(|d| d.key)
+        .collect()
+}
+
+/// The root key of a lookup key (`a.b` → `a`).
+fn root_of(key: &str) -> Option<String> {
+    match split_key(key).ok()?.into_iter().next()? {
+        Segment::Str(s) => Some(s),
+        Segment::Int(_) => None,
+    }
+}
+
+/// "Did you mean" candidates: defined keys bucketed by namespace (what precedes the last
+/// `::`) and length, so that a missing key is compared with few keys, not all of them.
+struct Suggestions<'a> {
+    buckets: HashMap<(&'a str, usize), Vec<&'a str>>,
+}
+
+impl<'a> Suggestions<'a> {
+    fn new(keys: impl Iterator<Item = &'a String>) -> Suggestions<'a> {
+        let mut buckets: HashMap<(&str, usize), Vec<&str>> = HashMap::new();
+        for k in keys {
+            buckets
+                .entry((namespace(k), k.chars().count()))
+                .or_default()
+                .push(k);
+        }
+        Suggestions { buckets }
+    }
+
+    /// A defined key in the same namespace within two edits (and at most a third of the
+    /// name), if any.
+    fn closest(&self, key: &str) -> Option<&'a str> {
+        const BUDGET: usize = 2000;
+        let len = key.chars().count();
+        let max = 2.min(len / 3 + 1);
+        let ns = namespace(key);
+        let mut best: Option<(usize, &str)> = None;
+        let mut compared = 0usize;
+        for l in len.saturating_sub(max)..=len + max {
+            for &cand in self.buckets.get(&(ns, l)).into_iter().flatten() {
+                compared += 1;
+                if compared > BUDGET {
+                    return best.map(|(_, k)| k);
+                }
+                let d = edit_distance(key, cand);
+                if d <= max && best.is_none_or(|(bd, bk)| (d, cand) < (bd, bk)) {
+                    best = Some((d, cand));
+                }
+            }
+        }
+        best.map(|(_, k)| k)
+    }
+}
+
+fn namespace(key: &str) -> &str {
+    key.rsplit_once("::").map_or("", |(ns, _)| ns)
+}
+
+/// Every root key defined in the environment's data, with where (the first definition).
+fn definitions<'a>(
+    project: &'a Project,
+    env: &EnvAnalysis,
+) -> BTreeMap<String, (&'a LoadedFile, Span)> {
+    let mut out = BTreeMap::new();
+    for file in &project.files {
+        if file.env_root.as_deref() != Some(env.root.as_path())
+            || file.role != crate::project::FileRole::Data
+        {
+            continue;
+        }
+        let Some(m) = file.doc.root.as_ref().and_then(|r| r.as_map()) else {
+            continue;
+        };
+        for e in &m.entries {
+            if let Some(k) = e.key.as_str() {
+                out.entry(k.to_string()).or_insert((file, e.key.span));
+            }
+        }
+    }
+    out
+}
+
+impl Rule for InterpolatedKeyNotFound {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_project(&self, project: &Project, sink: &mut Sink) {
+        let analysis = project.analysis();
+        for env in &analysis.envs {
+            let tokens = key_tokens(project, env);
+            if tokens.is_empty() {
+                continue;
+            }
+            let reads: Vec<Vec<PathBuf>> = env.groups.iter().map(files_read).collect();
+            // The groups that evaluate each token: those whose hierarchies read its file.
+            let token_groups: Vec<Vec<usize>> = tokens
+                .iter()
+                .map(|t| groups_reading(&reads, &t.file.source.path))
+                .collect();
+            // One targeted lookup per (group, key), in a session per group.
+            let missing: Vec<BTreeSet<String>> = (0..env.groups.len())
+                .into_par_iter()
+                .map(|g| {
+                    let keys: BTreeSet<&str> = tokens
+                        .iter()
+                        .zip(&token_groups)
+                        .filter(|(_, gs)| gs.contains(&g))
+                        .map(|(t, _)| t.key.as_str())
+                        .collect();
+                    if keys.is_empty() {
+                        return BTreeSet::new();
+                    }
+                    let rep = env.groups[g].nodes[0];
+                    let session = env.engine.session(env.nodes[rep].scope.clone());
+                    let defined = defined_root_keys(&session);
+                    keys.into_iter()
+                        .filter(|k| {
+                            // A root key the group's data defines is found (or fails for
+                            // another reason): no need to look it up, which would interpolate
+                            // its value and everything that value looks up.
+                            if !k.contains(['.', '\'', '"']) && defined.contains(*k) {
+                                return false;
+                            }
+                            // `Lookup.lookup(key, nil, '', true, nil, ...)`: the key's own
+                            // lookup_options apply; not found gives the default ''.
+                            let outcome = session.lookup(&LookupRequest::new(k));
+                            matches!(outcome.result, LookupResult::NotFound)
+                        })
+                        .map(str::to_string)
+                        .collect()
+                })
+                .collect();
+            let defs = definitions(project, env);
+            let suggest = Suggestions::new(defs.keys());
+            for (t, groups) in tokens.iter().zip(&token_groups) {
+                let not_found: Vec<usize> = groups
+                    .iter()
+                    .copied()
+                    .filter(|&g| missing[g].contains(&t.key))
+                    .collect();
+                if not_found.is_empty() {
+                    continue;
+                }
+                let who = env.describe(&not_found);
+                let mut d = Diagnostic::new(
+                    &META,
+                    &t.file.source,
+                    t.span,
+                    format!(
+                        "`{}` looks up `{}`, which has no value {who}",
+                        t.text, t.key
+                    ),
+                );
+                d = d.note(match t.method {
+                    Method::Alias => "Puppet gives an empty string for an alias of a key it does not find (not undef, and no warning)",
+                    _ => "Puppet interpolates an empty string for a key it does not find, without a warning",
+                });
+                let root = root_of(&t.key).unwrap_or_default();
+                match defs.get(&root) {
+                    Some((file, span)) => {
+                        let read_by_all = not_found
+                            .iter()
+                            .all(|&g| reads[g].iter().any(|p| *p == file.source.path));
+                        let what = if root != t.key {
+                            format!(
+                                "`{root}` is defined here, without the value `{}` asks for",
+                                t.key
+                            )
+                        } else if read_by_all {
+                            format!("`{root}` is defined here, but the lookup does not find it")
+                        } else {
+                            format!("`{root}` is defined here, in a file these nodes do not read")
+                        };
+                        d = d.label(&file.source, *span, what);
+                    }
+                    None => {
+                        if let Some(k) = suggest.closest(&root) {
+                            d = d.note(format!("help: did you mean `{k}`?"));
+                        }
+                    }
+                }
+                sink.report(d);
+            }
+        }
+    }
+}

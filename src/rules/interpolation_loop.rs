@@ -1,0 +1,531 @@
+//! H205 `interpolation-loop`: keys whose values look each other up (`a` → `b` → `a`), which
+//! Puppet answers with `Recursive lookup detected in [a, b]`.
+//!
+//! The cycles are found statically, per group of nodes, in the graph of `lookup`/`hiera`/`alias`
+//! tokens of the files the group reads, and each one is confirmed by the lookup engine (the
+//! lookup of a key of the cycle fails with a recursion through exactly the cycle's keys): a
+//! cycle whose halves no node reads together, or that a higher level overrides, is not reported.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::analysis::EnvAnalysis;
+use crate::diag::Diagnostic;
+use crate::engine::scope::VarLookup;
+use crate::engine::{LookupRequest, Session};
+use crate::interp::{split_key, Method, Segment, TokenKind};
+use crate::project::{LoadedFile, Project};
+use crate::rules::interp_sites::{data_sites, files_read, request_for_root_key};
+use crate::rules::{Rule, RuleMeta, Sink};
+use crate::span::Span;
+
+crate::declare_rule!(pub static META = {
+    code: "H205",
+    name: "interpolation-loop",
+    category: Correctness,
+    summary: "keys whose interpolations look each other up in a cycle",
+});
+
+pub struct InterpolationLoop;
+
+/// A `lookup`/`hiera`/`alias` token: an edge from the root key holding it to the root key it
+/// looks up.
+struct Edge<'a> {
+    file: &'a LoadedFile,
+    span: Span,
+    from: String,
+    to: String,
+    /// The key as written in the token (`a.b`; `to` is its root).
+    key: String,
+    method: Method,
+}
+
+/// A variable token whose value, for some node, holds tokens itself (a scope-variable loop can
+/// only go through such a variable).
+struct VarToken<'a> {
+    file: &'a LoadedFile,
+    span: Span,
+    text: String,
+    root_key: String,
+    var: String,
+}
+
+fn root_of(key: &str) -> Option<String> {
+    match split_key(key).ok()?.into_iter().next()? {
+        Segment::Str(s) => Some(s),
+        Segment::Int(_) => None,
+    }
+}
+
+/// The edges and variable tokens of an environment's data. Tokens after one that makes Puppet
+/// fail (an unknown method, an alias that is not the whole string, a syntax error) are never
+/// evaluated, so they make no edge.
+fn collect<'a>(project: &'a Project, env: &EnvAnalysis) -> (Vec<Edge<'a>>, Vec<VarToken<'a>>) {
+    let mut edges = Vec::new();
+    let mut vars = Vec::new();
+    for file in &project.files {
+        if file.env_root.as_deref() != Some(env.root.as_path()) {
+            continue;
+        }
+        for site in data_sites(file) {
+            let Some(from) = site.root_key else { continue };
+            for t in site.tokens() {
+                let whole = t.range.start == 0 && t.range.end == site.value.len();
+                match &t.kind {
+                    TokenKind::UnknownMethod { .. } => break,
+                    TokenKind::Method {
+                        method: Method::Alias,
+                        ..
+                    } if !whole => break,
+                    TokenKind::Method {
+                        method: method @ (Method::Lookup | Method::Hiera | Method::Alias),
+                        arg,
+                        ..
+                    } => {
+                        let Some(to) = root_of(arg) else { break };
+                        edges.push(Edge {
+                            file,
+                            span: site.span_of(&file.source, t.range.clone()),
+                            from: from.to_string(),
+                            to,
+                            key: arg.clone(),
+                            method: *method,
+                        });
+                    }
+                    TokenKind::Method { .. } | TokenKind::Empty => {}
+                    TokenKind::Variable => {
+                        let Some(var) = root_of(&t.expr) else { break };
+                        if !site.copied {
+                            vars.push(VarToken {
+                                file,
+                                span: site.span_of(&file.source, t.range.clone()),
+                                text: site.value[t.range.clone()].to_string(),
+                                root_key: from.to_string(),
+                                var,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (edges, vars)
+}
+
+/// Strongly connected components (Tarjan, iterative: the graph comes from user data).
+fn sccs(n: usize, adj: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    let mut next = 0usize;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        // (node, next child position)
+        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut pos)) = work.last_mut() {
+            if *pos < adj[v].len() {
+                let w = adj[v][*pos];
+                *pos += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                work.pop();
+                if let Some(&(parent, _)) = work.last() {
+                    low[parent] = low[parent].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut comp = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        comp.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    out.push(comp);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The shortest cycle through `start` inside `comp` (breadth-first), as node indices starting
+/// with `start`.
+fn shortest_cycle(start: usize, adj: &[Vec<usize>], comp: &BTreeSet<usize>) -> Option<Vec<usize>> {
+    let mut prev: HashMap<usize, usize> = HashMap::new();
+    let mut queue = VecDeque::from([start]);
+    while let Some(v) = queue.pop_front() {
+        for &w in &adj[v] {
+            if !comp.contains(&w) {
+                continue;
+            }
+            if w == start {
+                let mut path = vec![v];
+                let mut cur = v;
+                while cur != start {
+                    cur = prev[&cur];
+                    path.push(cur);
+                }
+                path.reverse();
+                return Some(path);
+            }
+            if let std::collections::hash_map::Entry::Vacant(e) = prev.entry(w) {
+                e.insert(v);
+                queue.push_back(w);
+            }
+        }
+    }
+    None
+}
+
+/// The keys of the recursion stack in Puppet's message (`Recursive lookup detected in
+/// [a, b]`), as root keys (`scope:x` entries kept as they are).
+fn recursion_stack(message: &str) -> Option<Vec<String>> {
+    let at = message.rfind("Recursive lookup detected in [")?;
+    let inner = &message[at + "Recursive lookup detected in [".len()..];
+    let inner = inner.strip_suffix(']').unwrap_or(inner);
+    Some(
+        inner
+            .split(", ")
+            .map(|e| {
+                if e.starts_with("scope:") {
+                    e.to_string()
+                } else {
+                    root_of(e).unwrap_or_else(|| e.to_string())
+                }
+            })
+            .collect(),
+    )
+}
+
+/// A confirmed cycle of one group: its hops (edge indices, starting at the smallest key) and
+/// Puppet's message.
+struct Found {
+    hops: Vec<usize>,
+    message: String,
+}
+
+/// The cycles of one group, confirmed by the engine.
+fn group_cycles(env: &EnvAnalysis, g: usize, reads: &[PathBuf], edges: &[Edge]) -> Vec<Found> {
+    // Edges this group evaluates, in the order of the files it reads, then file order.
+    let mut mine: Vec<(usize, usize)> = edges
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            reads
+                .iter()
+                .position(|p| *p == e.file.source.path)
+                .map(|pos| (pos, i))
+        })
+        .collect();
+    if mine.is_empty() {
+        return Vec::new();
+    }
+    mine.sort_by_key(|&(pos, i)| (pos, edges[i].span.start));
+    let mut names: Vec<&str> = mine
+        .iter()
+        .flat_map(|&(_, i)| [edges[i].from.as_str(), edges[i].to.as_str()])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let id = |k: &str| names.binary_search(&k).ok();
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    // The first edge (in evaluation order) from one key to another.
+    let mut hop_edge: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for &(_, i) in &mine {
+        let (Some(a), Some(b)) = (id(&edges[i].from), id(&edges[i].to)) else {
+            continue;
+        };
+        if let std::collections::btree_map::Entry::Vacant(e) = hop_edge.entry((a, b)) {
+            e.insert(i);
+            adj[a].push(b);
+        }
+    }
+    let mut cycles: BTreeSet<Vec<usize>> = BTreeSet::new();
+    for comp in sccs(names.len(), &adj) {
+        let looping = comp.len() > 1 || adj[comp[0]].contains(&comp[0]);
+        if !looping {
+            continue;
+        }
+        let set: BTreeSet<usize> = comp.iter().copied().collect();
+        // One shortest cycle through each key (bounded: a component is a handful of keys in
+        // real data; a pathological one is not enumerated further).
+        for &start in set.iter().take(64) {
+            if let Some(mut c) = shortest_cycle(start, &adj, &set) {
+                // Start at the smallest key (`names` is sorted, so the smallest index).
+                let min = c
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, &v)| v)
+                    .map_or(0, |(i, _)| i);
+                c.rotate_left(min);
+                cycles.insert(c);
+            }
+        }
+    }
+    if cycles.is_empty() {
+        return Vec::new();
+    }
+    let rep = env.groups[g].nodes[0];
+    let session = env.engine.session(env.nodes[rep].scope.clone());
+    let mut cache: HashMap<usize, Option<(Vec<String>, String)>> = HashMap::new();
+    let mut out = Vec::new();
+    for c in cycles {
+        let keys: BTreeSet<&str> = c.iter().map(|&v| names[v]).collect();
+        let confirmed = c.iter().find_map(|&v| {
+            let r = cache
+                .entry(v)
+                .or_insert_with(|| recursion_of(&session, names[v]))
+                .clone()?;
+            let stack: BTreeSet<&str> = r.0.iter().map(String::as_str).collect();
+            (stack == keys).then_some(r.1)
+        });
+        let Some(message) = confirmed else { continue };
+        let hops: Option<Vec<usize>> = (0..c.len())
+            .map(|i| hop_edge.get(&(c[i], c[(i + 1) % c.len()])).copied())
+            .collect();
+        if let Some(hops) = hops {
+            out.push(Found { hops, message });
+        }
+    }
+    out
+}
+
+/// The recursion a lookup of `key` runs into, if any: the stack's keys and Puppet's message.
+fn recursion_of(session: &Session, key: &str) -> Option<(Vec<String>, String)> {
+    let outcome = session.lookup(&LookupRequest::new(&request_for_root_key(key)));
+    let e = outcome.error()?;
+    recursion_stack(&e.message).map(|s| (s, e.message.clone()))
+}
+
+fn verb(m: Method) -> &'static str {
+    match m {
+        Method::Alias => "aliases",
+        _ => "looks up",
+    }
+}
+
+fn report_cycle(
+    env: &EnvAnalysis,
+    edges: &[Edge],
+    hops: &[usize],
+    groups: &[usize],
+    message: &str,
+) -> Diagnostic {
+    let first = &edges[hops[0]];
+    let mut path: Vec<&str> = hops.iter().map(|&h| edges[h].from.as_str()).collect();
+    path.push(first.from.as_str());
+    let who = env.describe(groups);
+    let title = if hops.len() == 1 {
+        format!("interpolation loop: `{}` looks itself up {who}", first.from)
+    } else {
+        let mut chain: Vec<String> = path.iter().map(|k| format!("`{k}`")).collect();
+        if chain.len() > 7 {
+            // Long cycles: the first keys and the way back; every hop is still labelled.
+            let n = hops.len();
+            chain.splice(3..chain.len() - 2, [format!("… ({n} keys in all)")]);
+        }
+        format!("interpolation loop: {} {who}", chain.join(" → "))
+    };
+    let mut d =
+        Diagnostic::new(&META, &first.file.source, first.span, title).primary_message(format!(
+            "`{}` {} `{}` here",
+            first.from,
+            verb(first.method),
+            first.key
+        ));
+    for (i, &h) in hops.iter().enumerate().skip(1) {
+        let e = &edges[h];
+        let closing = if i + 1 == hops.len() {
+            ", closing the loop"
+        } else {
+            ""
+        };
+        d = d.label(
+            &e.file.source,
+            e.span,
+            format!(
+                "then `{}` {} `{}` here{closing}",
+                e.from,
+                verb(e.method),
+                e.key
+            ),
+        );
+    }
+    d.note("every lookup of these keys fails for those nodes")
+        .note(format!("Puppet says: {message}"))
+        .note("help: one of the keys must have a value that does not interpolate the others")
+}
+
+impl Rule for InterpolationLoop {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_project(&self, project: &Project, sink: &mut Sink) {
+        let analysis = project.analysis();
+        for env in &analysis.envs {
+            let (edges, vars) = collect(project, env);
+            if edges.is_empty() && vars.is_empty() {
+                continue;
+            }
+            let reads: Vec<Vec<PathBuf>> = env.groups.iter().map(files_read).collect();
+            let per_group: Vec<Vec<Found>> = (0..env.groups.len())
+                .into_par_iter()
+                .map(|g| group_cycles(env, g, &reads[g], &edges))
+                .collect();
+            // The same hops found for several groups make one diagnostic naming them all.
+            let mut by_hops: BTreeMap<Vec<usize>, (Vec<usize>, String)> = BTreeMap::new();
+            for (g, found) in per_group.into_iter().enumerate() {
+                for f in found {
+                    by_hops
+                        .entry(f.hops)
+                        .or_insert_with(|| (Vec::new(), f.message))
+                        .0
+                        .push(g);
+                }
+            }
+            for (hops, (groups, message)) in &by_hops {
+                sink.report(report_cycle(env, &edges, hops, groups, message));
+            }
+            self.scope_loops(env, &reads, &vars, sink);
+        }
+    }
+}
+
+impl InterpolationLoop {
+    /// Loops through scope variables: a variable whose value (a fact holding `%{...}`) leads
+    /// back to itself. Only such variables can loop, and their values differ from node to
+    /// node, so each node holding one is looked at (real data has next to none).
+    fn scope_loops(
+        &self,
+        env: &EnvAnalysis,
+        reads: &[Vec<PathBuf>],
+        vars: &[VarToken],
+        sink: &mut Sink,
+    ) {
+        let mut found: BTreeMap<usize, (Vec<usize>, String)> = BTreeMap::new();
+        for (g, group) in env.groups.iter().enumerate() {
+            for &n in &group.nodes {
+                let scope = &env.nodes[n].scope;
+                let mut session = None;
+                for (i, v) in vars.iter().enumerate() {
+                    if !reads[g].iter().any(|p| *p == v.file.source.path) {
+                        continue;
+                    }
+                    let holds_tokens = matches!(
+                        scope.lookup(&v.var),
+                        VarLookup::Found(crate::value::Value::String(s)) if s.contains("%{")
+                    );
+                    if !holds_tokens {
+                        continue;
+                    }
+                    let session = session.get_or_insert_with(|| env.engine.session(scope.clone()));
+                    let Some((stack, message)) = recursion_of(session, &v.root_key) else {
+                        continue;
+                    };
+                    if stack.iter().any(|s| *s == format!("scope:{}", v.var)) {
+                        found
+                            .entry(i)
+                            .or_insert_with(|| (Vec::new(), message))
+                            .0
+                            .push(n);
+                    }
+                }
+            }
+        }
+        for (i, (nodes, message)) in found {
+            let v = &vars[i];
+            sink.report(
+                Diagnostic::new(
+                    &META,
+                    &v.file.source,
+                    v.span,
+                    format!(
+                        "interpolation loop through the variable `{}` {}",
+                        v.var,
+                        env.describe_nodes(&nodes)
+                    ),
+                )
+                .primary_message(format!("`{}` interpolates `{}` here", v.root_key, v.text))
+                .note("the variable's value holds `%{...}` tokens that lead back to it")
+                .note(format!("Puppet says: {message}")),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tarjan_finds_components() {
+        // 0 → 1 → 2 → 0, 2 → 3, 3 → 3, 4
+        let adj = vec![vec![1], vec![2], vec![0, 3], vec![3], vec![]];
+        let mut comps: Vec<Vec<usize>> = sccs(5, &adj)
+            .into_iter()
+            .map(|mut c| {
+                c.sort();
+                c
+            })
+            .collect();
+        comps.sort();
+        assert_eq!(comps, vec![vec![0, 1, 2], vec![3], vec![4]]);
+        let set: BTreeSet<usize> = [0, 1, 2].into();
+        assert_eq!(shortest_cycle(1, &adj, &set), Some(vec![1, 2, 0]));
+        let one: BTreeSet<usize> = [3].into();
+        assert_eq!(shortest_cycle(3, &adj, &one), Some(vec![3]));
+    }
+
+    #[test]
+    fn deep_chains_do_not_overflow() {
+        let n = 200_000;
+        let adj: Vec<Vec<usize>> = (0..n).map(|i| vec![(i + 1) % n]).collect();
+        let comps = sccs(n, &adj);
+        assert_eq!(comps.len(), 1);
+        assert_eq!(comps[0].len(), n);
+    }
+
+    #[test]
+    fn stacks_from_puppet_messages() {
+        // Recorded: interp/recursion.
+        assert_eq!(
+            recursion_stack("Lookup of key 'p' failed: Recursive lookup detected in [p, q]"),
+            Some(vec!["p".to_string(), "q".to_string()])
+        );
+        assert_eq!(
+            recursion_stack("Lookup of key 'dotted_self.k' failed: Recursive lookup detected in [dotted_self, dotted_self.k]"),
+            Some(vec!["dotted_self".to_string(), "dotted_self".to_string()])
+        );
+        assert_eq!(
+            recursion_stack("Recursive lookup detected in [scope_loop, scope:r1, scope:r2]"),
+            Some(vec![
+                "scope_loop".into(),
+                "scope:r1".into(),
+                "scope:r2".into()
+            ])
+        );
+        assert_eq!(recursion_stack("Undefined variable 'x'"), None);
+    }
+}

@@ -1,0 +1,70 @@
+//! The semantic analysis layer: nodes from fact sets or implied by the data, grouped by the
+//! files their hierarchies read, with shared per-key lookup outcomes.
+
+use std::path::PathBuf;
+
+use hieralint::engine::{LookupResult, PuppetVersion};
+
+fn example() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/example-control-repo")
+}
+
+#[test]
+fn fact_sets_are_grouped_by_resolved_hierarchy() {
+    let (mut project, _) = hieralint::scan::load_project(&[example()]);
+    let (facts, errors) = hieralint::facts::load_fact_sets(&[example().join("facts")]);
+    assert!(errors.is_empty(), "{errors:?}");
+    project.fact_sets = facts;
+    project.puppet = Some(PuppetVersion::V8);
+    let analysis = project.analysis();
+    assert_eq!(analysis.envs.len(), 1);
+    let env = &analysis.envs[0];
+    assert_eq!(env.nodes.len(), 3);
+    // web01 has a node file, web02 does not, db01 is another role and OS: three hierarchies.
+    assert_eq!(env.groups.len(), 3);
+    let web01 = env
+        .groups
+        .iter()
+        .find(|g| {
+            g.nodes
+                .iter()
+                .any(|&n| env.nodes[n].name == "web01.example.com")
+        })
+        .unwrap();
+    let outcomes = web01.outcomes(env);
+    match &outcomes["profile::web::vhost_name"].result {
+        LookupResult::Error(e) => assert!(
+            e.message.contains("Recursive lookup detected"),
+            "{}",
+            e.message
+        ),
+        other => panic!("expected a recursion error, got {other:?}"),
+    }
+    match &outcomes["profile::base::motd"].result {
+        LookupResult::Found(v) => {
+            assert_eq!(v.to_ruby_s(), "Welcome to web01.example.com (Debian)")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn without_facts_nodes_are_implied_by_file_names() {
+    let (project, _) = hieralint::scan::load_project(&[example()]);
+    let env = &project.analysis().envs[0];
+    let mut names: Vec<&str> = env.nodes.iter().map(|n| n.name.as_str()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "implied by data/nodes/web01.example.com.yaml",
+            "implied by data/os/Debian.yaml",
+            "implied by data/os/RedHat.yaml",
+            "implied by data/roles/db.yaml",
+            "implied by data/roles/web.yaml",
+            "implied by data/sites/ams.yaml",
+            "implied: no variables",
+        ]
+    );
+    assert!(!env.real_facts);
+}
