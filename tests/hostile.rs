@@ -937,3 +937,49 @@ fn fuzz_json_bad_unicode_escape_span() {
     let doc = load_checked(Format::Json, "x.json", "[\"\\u12\u{e9}4\"]".as_bytes());
     assert!(doc.issues.iter().any(|i| i.kind == LoadIssueKind::Syntax));
 }
+
+/// json_loader: after a lone high surrogate Ruby skips one byte, so a following `\\\\u` pairs
+/// differently in the second pass; its "digits" were then invalid bytes (U+FFFD in our text) and
+/// the cursor landed inside one: a slicing panic.
+#[test]
+fn fuzz_json_desynchronised_unicode_escape() {
+    load_checked(
+        Format::Json,
+        "x.json",
+        b"[\"\\ud83d\\\\u\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\"]&041\"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\"]&041\"]",
+    );
+    // Recorded with Ruby json 2.6.1: `["\\ud83d\\\\uzzzz"]` parses as `["?\u{FFFD}"]`.
+    let doc = load_checked(Format::Json, "x.json", br#"["\ud83d\\uzzzz"]"#);
+    assert_eq!(
+        doc.puppet_data(),
+        loader::PuppetData::Value(Value::array(vec![Value::string("?\u{FFFD}")]))
+    );
+}
+
+/// hocon_loader: the builder's and the resolver's issues kept spans on the BOM-prefixed text
+/// the HOCON loader parses, three bytes off the file's text.
+#[test]
+fn fuzz_hocon_issue_spans_after_bom() {
+    let doc = load_checked(
+        Format::Hocon,
+        "x.conf",
+        b"\xef\xbb\xbf\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xffk1 = ${k2}\nk2 = ${k3}\nk3 = ${k4}\nk4 = ${k5}\nk5 = ${k6}\nk6 = ${\xffk7}\nk7 = ${k8}\nk8 = ${k9}\nk9 \xff\xff\xff\xff\xff\xff= \xff",
+    );
+    assert!(!doc.issues.is_empty());
+    // A duplicate key after a BOM (which belongs to the first key, `\u{FEFF}x`, as in
+    // ruby-hocon): both spans on the keys.
+    let text = "\u{FEFF}x = 0\na = 1\na = 2\n";
+    let file = SourceFile::from_bytes("d.conf", text.as_bytes());
+    let doc = loader::load(Format::Hocon, &file);
+    let dup = doc
+        .issues
+        .iter()
+        .find_map(|i| match i.kind {
+            LoadIssueKind::DuplicateKey { first } => Some((first, i.span)),
+            _ => None,
+        })
+        .expect("a duplicate-key issue");
+    assert_eq!((file.slice(dup.0), file.slice(dup.1)), ("a", "a"));
+    assert_eq!(file.line_col(dup.0.start as usize).line, 2);
+    assert_eq!(file.line_col(dup.1.start as usize).line, 3);
+}

@@ -493,9 +493,15 @@ impl<'a> Parser<'a> {
                 run = i;
                 continue;
             }
-            let ch = hex4(&b[i + 2..i + 6]);
+            // After a lone high surrogate Ruby skips one byte, which can pair the next backslash
+            // differently from pass 1 (recorded: `"\ud83d\\uzzzz"` is `"?\u{FFFD}"`): this `\u`
+            // was not validated then, so its digits may be anything. Ruby reads four bytes and
+            // makes U+FFFD of invalid digits; our text has U+FFFD (three bytes) where the file had
+            // an invalid byte, so the cursor is moved to the next character boundary (found by
+            // fuzzing, tests/hostile.rs `fuzz_json_desynchronised_unicode_escape`).
+            let ch = unescape_unicode(b.get(i + 2..(i + 6).min(end)).unwrap_or_default());
             // `pe` is Ruby's cursor: the next character to look at after this escape.
-            let mut pe = i + 6;
+            let mut pe = ceil_boundary(text, (i + 6).min(end));
             if ch & 0xFC00 == 0xD800 {
                 if pe + 6 > end {
                     let message = format!(
@@ -505,12 +511,12 @@ impl<'a> Parser<'a> {
                     return Err(Fail::Raise(syntax(Span::new(esc, esc + 6), message)));
                 }
                 if b[pe] == b'\\' && b[pe + 1] == b'u' {
-                    let low = hex4(&b[pe + 2..pe + 6]);
+                    let low = unescape_unicode(&b[pe + 2..pe + 6]);
                     let combined =
                         ((ch & 0x3F) << 10) | ((((ch >> 6) & 0xF) + 1) << 16) | (low & 0x3FF);
                     // Always in U+10000..=U+10FFFF, so always a char.
                     out.push(char::from_u32(combined).unwrap_or('\u{FFFD}'));
-                    pe += 6;
+                    pe = ceil_boundary(text, pe + 6);
                 } else {
                     // Ruby writes `?` and skips one byte after the escape.
                     out.push('?');
@@ -740,6 +746,23 @@ fn find_close(b: &[u8]) -> Option<usize> {
         from = at + 1;
     }
     None
+}
+
+/// Ruby's `unescape_unicode`: four hex digits, or U+FFFD when any of them is not one.
+fn unescape_unicode(h: &[u8]) -> u32 {
+    if h.len() == 4 && h.iter().all(u8::is_ascii_hexdigit) {
+        hex4(h)
+    } else {
+        0xFFFD
+    }
+}
+
+/// The first character boundary of `text` at or after `at`.
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    while at < text.len() && !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at.min(text.len())
 }
 
 fn hex4(h: &[u8]) -> u32 {
