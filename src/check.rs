@@ -100,6 +100,18 @@ pub fn check_loaded(
         7 => crate::engine::PuppetVersion::V7,
         _ => crate::engine::PuppetVersion::V8,
     });
+    diagnose(project, scan_errors, &fact_errors, enabled)
+}
+
+/// [`check_loaded`] for a project whose fact sets are already loaded (the language server keeps
+/// them between edits): the rules' findings, the scanner's errors (H008) and the fact set
+/// files that hold no usable facts (H905), sorted.
+pub fn diagnose(
+    project: &Project,
+    scan_errors: &[ScanError],
+    fact_errors: &[crate::facts::FactsError],
+    enabled: &[&'static dyn Rule],
+) -> Vec<Diagnostic> {
     let mut diagnostics = run_rules(project, enabled);
     diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
     diagnostics.extend(fact_errors.iter().map(|e| {

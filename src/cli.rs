@@ -32,6 +32,8 @@ pub enum Command {
     Check(Box<CheckArgs>),
     /// Look keys up the way `puppet lookup` does
     Lookup(Box<crate::engine::cli::LookupArgs>),
+    /// Run the language server (LSP over stdin/stdout; see docs/editors.md)
+    Server,
     /// List every rule
     Rules,
     /// Print a rule's documentation
@@ -121,6 +123,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Lookup(args) => crate::engine::cli::run(&args),
+        Command::Server => crate::server::run_stdio(),
         Command::Rules => {
             let mut out = std::io::stdout().lock();
             for m in rules::all_meta() {

@@ -24,6 +24,7 @@ pub mod render;
 pub mod rules;
 pub mod run;
 pub mod scan;
+pub mod server;
 pub mod settings;
 pub mod span;
 pub mod suppress;

@@ -126,6 +126,38 @@ impl Project {
             .get_or_init(|| crate::analysis::analyze(self, &self.fact_sets, self.puppet()))
     }
 
+    /// Puts `file` in the project in place of the file with the same path (or adds it, keeping
+    /// the files sorted by path), and forgets the analysis built from the old content. The
+    /// language server re-checks an edited buffer this way without reloading anything else.
+    pub fn set_file(&mut self, file: LoadedFile) {
+        match self
+            .files
+            .iter()
+            .position(|f| f.source.path == file.source.path)
+        {
+            Some(i) => self.files[i] = file,
+            None => {
+                let at = self
+                    .files
+                    .partition_point(|f| f.source.path < file.source.path);
+                self.files.insert(at, file);
+            }
+        }
+        self.invalidate_analysis();
+    }
+
+    /// Removes the file at `path` (and forgets the analysis); returns it if it was there.
+    pub fn remove_file(&mut self, path: &std::path::Path) -> Option<LoadedFile> {
+        let i = self.files.iter().position(|f| f.source.path == path)?;
+        self.invalidate_analysis();
+        Some(self.files.remove(i))
+    }
+
+    /// Forgets the engine-backed analysis (after files or fact sets changed).
+    pub fn invalidate_analysis(&mut self) {
+        self.analysis = OnceLock::new();
+    }
+
     /// The loaded file at `path`, if the project has it.
     pub fn file(&self, path: &std::path::Path) -> Option<&LoadedFile> {
         self.files.iter().find(|f| f.source.path == path)

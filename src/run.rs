@@ -289,6 +289,7 @@ pub fn run(opts: &RunOptions) -> RunResult {
 
     let mut summary = Summary {
         files_checked: files.len(),
+        fact_sets: project.fact_sets.len(),
         suppressed: suppressed.len(),
         ..Summary::default()
     };

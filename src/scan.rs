@@ -74,7 +74,7 @@ pub fn is_data_extension(p: &Path) -> bool {
     )
 }
 
-fn looks_like_environment(dir: &Path) -> bool {
+pub fn looks_like_environment(dir: &Path) -> bool {
     dir.join("hiera.yaml").is_file()
         || dir.join("environment.conf").is_file()
         || (dir.join("data").is_dir() && !dir.join("metadata.json").is_file())
@@ -83,7 +83,7 @@ fn looks_like_environment(dir: &Path) -> bool {
 
 /// A module has `metadata.json`; a control repo that also has one (example42's psick does) is
 /// an environment when it has `environment.conf`, which modules never have.
-fn looks_like_module(dir: &Path) -> bool {
+pub fn looks_like_module(dir: &Path) -> bool {
     dir.join("metadata.json").is_file() && !dir.join("environment.conf").is_file()
 }
 

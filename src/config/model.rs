@@ -462,7 +462,8 @@ impl HierarchyEntry {
 
     /// Every string Puppet interpolates for this level, raw, with its span: the datadir, the
     /// location strings, and the option keys and values (§1.5, §5.1). Token spans inside them
-    /// are exact when [`RawString::span`] covers the value verbatim (see [`token_spans`]).
+    /// are exact when the source at [`RawString::span`] reads back to the value (see
+    /// [`token_spans`]).
     pub fn raw_strings(&self, defaults: &Defaults) -> Vec<RawString> {
         let mut out = Vec::new();
         if let Some(d) = self.datadir_field(defaults) {
@@ -527,8 +528,8 @@ impl HierarchyEntry {
     }
 }
 
-/// The spans of the `%{...}` tokens of a raw string in `file`: exact when the source text at
-/// `span` is the value verbatim (plain and simple quoted scalars), else the whole span for each.
+/// The spans of the `%{...}` tokens of a raw string in `file`: exact when the scalar's source
+/// reads back to the value (see [`sub_span`]), else the whole span for each.
 pub fn token_spans(file: &SourceFile, raw: &RawString) -> Vec<(String, Span)> {
     super::interp::tokens(&raw.value)
         .into_iter()
@@ -536,25 +537,11 @@ pub fn token_spans(file: &SourceFile, raw: &RawString) -> Vec<(String, Span)> {
         .collect()
 }
 
-/// The span of `range` of a string scalar's value: exact when the source text at `span` is the
-/// value verbatim, or the value between quotes (the loader's quoted spans include the quotes);
-/// the whole span otherwise (escapes, folded or multi-line scalars).
+/// The span of `range` of a string scalar's value: exact whenever the scalar's source reads
+/// back to the value (quotes, escapes, folded lines and block scalars included; see
+/// [`crate::value_span`]), the whole span otherwise.
 pub fn sub_span(file: &SourceFile, span: Span, value: &str, range: std::ops::Range<usize>) -> Span {
-    let src = file.slice(span);
-    let offset = if src == value {
-        Some(0)
-    } else if src.len() == value.len() + 2
-        && (src.starts_with('"') || src.starts_with('\''))
-        && src.get(1..src.len() - 1) == Some(value)
-    {
-        Some(1)
-    } else {
-        None
-    };
-    match offset {
-        Some(o) if range.end <= value.len() => span.sub(o + range.start, o + range.end),
-        _ => span,
-    }
+    crate::value_span::map_range(file.text(), span, value, range).unwrap_or(span)
 }
 
 impl HieraConfig {

@@ -1,16 +1,15 @@
 //! hiera-eyaml 3.3 values (`ENC[...]` blocks) as `eyaml_lookup_key` decrypts them (reference
-//! §6.4): the token scan, the encryptor dispatch and hiera-eyaml's errors.
-//!
-//! hieralint does not decrypt PKCS7 ciphertexts: an encrypted value whose keys are in place is
-//! reported as an [`ErrorKind::Unsupported`] error that says so — never a made-up value. The
-//! failures Puppet reports before any decryption (a missing key option, a key file that does not
-//! exist, a ciphertext that is not PKCS7, an encryptor that is not installed) are reproduced.
+//! §6.4): the token scan, the encryptor dispatch, the key files and hiera-eyaml's errors. The
+//! PKCS7 decryption itself is in [`super::pkcs7`]; a value hieralint cannot decrypt (another
+//! cipher than AES-CBC, a BER encoding, a key given by environment variable) is an
+//! [`ErrorKind::Unsupported`] error that says so — never a made-up value.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
-use super::pkcs7::{Pkcs7Error, RsaKey};
+use super::pkcs7::{Keys, Pkcs7Error};
 
 use super::error::{ErrorKind, LookupError};
 use crate::value::{Hash, Value};
@@ -79,7 +78,7 @@ pub fn decrypt(data: &str, opts: &Hash, key: &str, path: &Path) -> Result<Value,
     if blocks.is_empty() {
         return Ok(Value::string(data));
     }
-    let mut rsa: Option<Arc<super::pkcs7::RsaKey>> = None;
+    let mut keys: Option<Arc<LoadedKeys>> = None;
     let mut plain = String::with_capacity(data.len());
     let mut last = 0;
     for block in &blocks {
@@ -96,10 +95,10 @@ pub fn decrypt(data: &str, opts: &Hash, key: &str, path: &Path) -> Result<Value,
                 ),
             ));
         }
-        if rsa.is_none() {
-            rsa = Some(load_key(opts, path).map_err(|m| wrap(&m))?);
+        if keys.is_none() {
+            keys = Some(load_keys(opts, path).map_err(|m| wrap(&m))?);
         }
-        let Some(k) = rsa.as_ref() else {
+        let Some(k) = keys.as_ref() else {
             continue;
         };
         match decrypt_cached(&block.cipher, k) {
@@ -123,22 +122,29 @@ pub fn decrypt(data: &str, opts: &Hash, key: &str, path: &Path) -> Result<Value,
     Ok(Value::string(plain))
 }
 
-type DecryptCache = Mutex<HashMap<(usize, String), Result<Vec<u8>, Pkcs7Error>>>;
+type DecryptCache = Mutex<HashMap<(u64, String), Result<Vec<u8>, Pkcs7Error>>>;
 
-/// Decryptions by key and ciphertext: every fact set decrypts the same secrets, and RSA is the
+/// Decryptions by keys and ciphertext: every fact set decrypts the same secrets, and RSA is the
 /// slowest thing the engine does.
 static DECRYPTED: LazyLock<DecryptCache> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
-/// Parsed private keys by file path.
-static KEYS: LazyLock<Mutex<HashMap<PathBuf, Arc<RsaKey>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+/// A level's keys as read, numbered so that decryptions are cached per reading.
+struct LoadedKeys {
+    id: u64,
+    keys: Keys,
+}
 
-fn decrypt_cached(cipher: &str, key: &Arc<RsaKey>) -> Result<Vec<u8>, Pkcs7Error> {
-    let k = (Arc::as_ptr(key) as usize, cipher.to_string());
+/// Parsed keys by private and public key file paths.
+type KeyCache = Mutex<HashMap<(PathBuf, Option<PathBuf>), Arc<LoadedKeys>>>;
+static KEYS: LazyLock<KeyCache> = LazyLock::new(|| Mutex::new(HashMap::new()));
+static NEXT_KEYS_ID: AtomicU64 = AtomicU64::new(0);
+
+fn decrypt_cached(cipher: &str, keys: &LoadedKeys) -> Result<Vec<u8>, Pkcs7Error> {
+    let k = (keys.id, cipher.to_string());
     if let Some(r) = DECRYPTED.lock().ok().and_then(|m| m.get(&k).cloned()) {
         return r;
     }
-    let r = super::pkcs7::decrypt(cipher, key);
+    let r = super::pkcs7::decrypt(cipher, &keys.keys);
     if let Ok(mut m) = DECRYPTED.lock() {
         if m.len() > 65_536 {
             m.clear();
@@ -149,8 +155,8 @@ fn decrypt_cached(cipher: &str, key: &Arc<RsaKey>) -> Result<Vec<u8>, Pkcs7Error
 }
 
 /// hiera-eyaml's PKCS7 key checks and reads (in its order): both options defined, the private
-/// key file read and parsed, the public key file read.
-fn load_key(opts: &Hash, path: &Path) -> Result<Arc<RsaKey>, String> {
+/// key file read and parsed, the public key file read and parsed as a certificate.
+fn load_keys(opts: &Hash, path: &Path) -> Result<Arc<LoadedKeys>, String> {
     let public_key = option(opts, "pkcs7_public_key");
     let private_key = option(opts, "pkcs7_private_key");
     if public_key.is_none() && option(opts, "pkcs7_public_key_env_var").is_none() {
@@ -170,38 +176,39 @@ fn load_key(opts: &Hash, path: &Path) -> Result<Arc<RsaKey>, String> {
         };
         (p, full)
     };
-    let read = |v: Option<&Value>| -> Result<Option<String>, String> {
-        match v {
-            None => Ok(None),
-            Some(v) => {
-                let (shown, full) = resolve(v);
-                std::fs::read_to_string(&full)
-                    .map(Some)
-                    .map_err(|_| format!("No such file or directory @ rb_sysopen - {shown}"))
-            }
-        }
+    let read = |(shown, full): &(String, PathBuf)| {
+        std::fs::read(full).map_err(|_| format!("No such file or directory @ rb_sysopen - {shown}"))
     };
     let private = private_key.ok_or(
         "the private key comes from an environment variable, which hieralint does not read",
     )?;
-    let (_, full) = resolve(private);
-    let cached = KEYS.lock().ok().and_then(|m| m.get(&full).cloned());
-    let key = match cached {
-        Some(k) if full.is_file() => k,
-        _ => {
-            let pem = read(Some(private))?.unwrap_or_default();
-            let key = Arc::new(
-                super::pkcs7::read_private_key(&pem)
-                    .ok_or("Neither PUB key nor PRIV key: unsupported")?,
-            );
-            if let Ok(mut m) = KEYS.lock() {
-                m.insert(full, key.clone());
-            }
-            key
+    let private = resolve(private);
+    // A public key given only by `pkcs7_public_key_env_var` is not read: decryption then goes
+    // without a certificate.
+    let public = public_key.map(resolve);
+    let cache_key = (private.1.clone(), public.as_ref().map(|p| p.1.clone()));
+    let cached = KEYS.lock().ok().and_then(|m| m.get(&cache_key).cloned());
+    if let Some(keys) = cached {
+        if private.1.is_file() && public.as_ref().is_none_or(|p| p.1.is_file()) {
+            return Ok(keys);
         }
+    }
+    let private_key = super::pkcs7::read_private_key(&read(&private)?)?;
+    let certificate = match &public {
+        Some(p) => Some(super::pkcs7::read_certificate(&read(p)?)?),
+        None => None,
     };
-    read(public_key)?;
-    Ok(key)
+    let keys = Arc::new(LoadedKeys {
+        id: NEXT_KEYS_ID.fetch_add(1, Ordering::Relaxed),
+        keys: Keys {
+            private: private_key,
+            certificate,
+        },
+    });
+    if let Ok(mut m) = KEYS.lock() {
+        m.insert(cache_key, keys.clone());
+    }
+    Ok(keys)
 }
 
 /// The directory eyaml key paths are resolved against: the environment directory, found as the

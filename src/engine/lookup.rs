@@ -1686,7 +1686,7 @@ impl<'a> Cx<'a> {
     // -----------------------------------------------------------------------------------------
     // lookup_options
 
-    fn lookup_lookup_options(&self, key: &LookupKey) -> R<Option<Value>> {
+    pub(crate) fn lookup_lookup_options(&self, key: &LookupKey) -> R<Option<Value>> {
         let module = key.module_name.clone();
         let cached = self.st.lookup_options.borrow().get(&module).cloned();
         let opts = match cached {

@@ -523,6 +523,28 @@ impl Session<'_> {
         cx.key_definitions()
     }
 
+    /// The `lookup_options` entry a lookup of `key` uses (the key's own entry, else the first
+    /// pattern that matches its root key), from the global, environment and module layers merged
+    /// as Puppet merges them; `None` when no entry applies (the merge is then `first`).
+    pub fn lookup_options_for(&self, key: &str) -> Result<Option<Value>, LookupError> {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);
+        let key = lookup::LookupKey::parse(key)?;
+        cx.lookup_lookup_options(&key)
+    }
+
+    /// Interpolates `text` as Puppet interpolates a data value (`allow_methods`: true) or a
+    /// hiera.yaml setting (false): what a `%{...}` token gives for this session's scope, and the
+    /// warnings Puppet would log.
+    pub fn interpolate(
+        &self,
+        text: &str,
+        allow_methods: bool,
+    ) -> (Result<Value, LookupError>, Vec<String>) {
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);
+        let r = cx.interpolate(&Value::string(text), allow_methods);
+        (r, cx.warnings.into_inner())
+    }
+
     /// `Lookup.lookup(keys, nil, default, has_default, merge, invocation)`.
     pub fn lookup(&self, req: &LookupRequest) -> LookupOutcome {
         if req.explain {

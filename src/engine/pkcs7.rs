@@ -1,523 +1,388 @@
-//! Just enough cryptography to decrypt hiera-eyaml's PKCS7 values with the repository's keys:
-//! DER, PEM, RSA (PKCS #1 v1.5 decryption) and AES-CBC, as OpenSSL's `PKCS7_decrypt` does for
-//! an EnvelopedData with one RSA recipient. Failures are reported with OpenSSL's words as
-//! hiera-eyaml shows them (`Could not parse the PKCS7: no start line`, `bad decrypt`).
+//! hiera-eyaml's PKCS7 decryption (`Encryptors::Pkcs7.decrypt`: `OpenSSL::PKey::RSA.new`,
+//! `OpenSSL::X509::Certificate.new`, `OpenSSL::PKCS7.new(der).decrypt(key, cert)`) on RustCrypto
+//! crates: `der` (derived PKCS #7 structures over `cms`'s CMS types) parses the EnvelopedData,
+//! `x509-cert` (through `cms`) the certificate, `rsa` the key and its PKCS #1 v1.5 decryption,
+//! `aes` + `cbc` the content. What is ours is the PEM armor, the order of OpenSSL 3.0's checks
+//! and its words for each failure, all recorded from the real thing in
+//! `fixtures/engine/pkcs7/vectors.jsonl` (`tools/oracle/record-pkcs7-vectors.rb`) and
+//! `fixtures/conformance/eyaml/key-files`. Decryption is unblinded (`rsa`'s `decrypt`): a linter
+//! reading files offline has no timing oracle to protect.
 
+use aes::{Aes128, Aes192, Aes256};
 use base64::Engine as _;
+use cbc::cipher::{block_padding::Pkcs7, BlockCipherDecrypt, BlockModeDecrypt, KeyIvInit};
+use cms::cert::x509::Certificate as X509Certificate;
+use cms::cert::IssuerAndSerialNumber;
+use cms::enveloped_data::EncryptedContentInfo;
+use const_oid::db::{rfc5911, rfc5912, rfc8410};
+use const_oid::ObjectIdentifier;
+use der::asn1::{AnyRef, IntRef, OctetStringRef};
+use der::{Decode, Encode, Reader, Sequence, SliceReader, Tag, Tagged};
+use rsa::pkcs1::DecodeRsaPrivateKey;
+use rsa::pkcs8::spki::AlgorithmIdentifierRef;
+use rsa::traits::PublicKeyParts;
+use rsa::{Pkcs1v15Encrypt, RsaPrivateKey};
 
-/// Why a decryption failed, in OpenSSL's words (hiera-eyaml appends them to its message).
+/// Why a decryption failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pkcs7Error {
-    /// Puppet/OpenSSL's message.
+    /// Puppet's (OpenSSL's or Ruby's) message, which hiera-eyaml appends to its own.
     OpenSsl(String),
-    /// A valid construct hieralint does not implement (another cipher, another key type).
+    /// A valid construct hieralint does not implement (another cipher, a BER encoding).
     Unsupported(String),
 }
 
-fn parse_error() -> Pkcs7Error {
-    Pkcs7Error::OpenSsl("Could not parse the PKCS7: no start line".into())
+fn openssl(message: &str) -> Pkcs7Error {
+    Pkcs7Error::OpenSsl(message.to_string())
 }
 
-fn bad_decrypt() -> Pkcs7Error {
-    Pkcs7Error::OpenSsl("bad decrypt".into())
-}
+/// `OpenSSL::PKCS7.new` on bytes that are not a PKCS7 (the PEM attempt's error is the one shown).
+const PARSE_ERROR: &str = "Could not parse the PKCS7: no start line";
+/// OpenSSL's `PKCS7_R_DECRYPT_ERROR`: the last error when `PKCS7_dataDecode` gives up (no
+/// recipient for the certificate, no content, unusable cipher parameters).
+const DECRYPT_ERROR: &str = "decrypt error";
+/// The content decryption failed (wrong key: OpenSSL then decrypts with a random key, and the
+/// padding check fails).
+const BAD_DECRYPT: &str = "bad decrypt";
 
 // ---------------------------------------------------------------------------------------------
-// DER
+// PEM armor, read as OpenSSL's PEM reader does
 
-struct Tlv<'a> {
-    tag: u8,
-    content: &'a [u8],
+struct PemBlock {
+    label: String,
+    /// `Proc-Type: 4,ENCRYPTED` (a legacy pass-phrase-protected key).
+    encrypted: bool,
+    /// The body, or `None` when it is not base64.
+    der: Option<Vec<u8>>,
 }
 
-fn read_tlv(b: &[u8]) -> Option<(Tlv<'_>, &[u8])> {
-    let tag = *b.first()?;
-    let l0 = *b.get(1)?;
-    let (len, hdr) = if l0 < 0x80 {
-        (l0 as usize, 2)
-    } else {
-        let n = (l0 & 0x7f) as usize;
-        if n == 0 || n > 4 || b.len() < 2 + n {
-            return None;
-        }
-        let mut len = 0usize;
-        for &x in &b[2..2 + n] {
-            len = (len << 8) | x as usize;
-        }
-        (len, 2 + n)
-    };
-    let end = hdr.checked_add(len)?;
-    if end > b.len() {
-        return None;
-    }
-    Some((
-        Tlv {
-            tag,
-            content: &b[hdr..end],
-        },
-        &b[end..],
-    ))
-}
-
-fn expect(b: &[u8], tag: u8) -> Option<(&[u8], &[u8])> {
-    let (t, rest) = read_tlv(b)?;
-    (t.tag == tag).then_some((t.content, rest))
-}
-
-fn children(mut b: &[u8]) -> Option<Vec<Tlv<'_>>> {
-    let mut v = Vec::new();
-    while !b.is_empty() {
-        let (t, rest) = read_tlv(b)?;
-        v.push(t);
-        b = rest;
-    }
-    Some(v)
-}
-
-const OID_ENVELOPED: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x03];
-const OID_AES128_CBC: &[u8] = &[0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x02];
-const OID_AES192_CBC: &[u8] = &[0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x16];
-const OID_AES256_CBC: &[u8] = &[0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x2a];
-
-struct Enveloped {
-    encrypted_keys: Vec<Vec<u8>>,
-    cipher_oid: Vec<u8>,
-    iv: Vec<u8>,
-    content: Vec<u8>,
-}
-
-fn parse_enveloped(der: &[u8]) -> Option<Enveloped> {
-    let (ci, _) = expect(der, 0x30)?;
-    let (oid, rest) = expect(ci, 0x06)?;
-    if oid != OID_ENVELOPED {
-        return None;
-    }
-    let (explicit, _) = expect(rest, 0xa0)?;
-    let (env, _) = expect(explicit, 0x30)?;
-    let parts = children(env)?;
-    // version, recipientInfos (SET), encryptedContentInfo
-    let ris = parts.get(1).filter(|t| t.tag == 0x31)?;
-    let mut encrypted_keys = Vec::new();
-    for ri in children(ris.content)? {
-        let f = children(ri.content)?;
-        let ek = f.iter().find(|t| t.tag == 0x04)?;
-        encrypted_keys.push(ek.content.to_vec());
-    }
-    let eci = parts.get(2).filter(|t| t.tag == 0x30)?;
-    let e = children(eci.content)?;
-    let alg = children(e.get(1)?.content)?;
-    let cipher_oid = alg.first().filter(|t| t.tag == 0x06)?.content.to_vec();
-    let iv = alg.get(1).filter(|t| t.tag == 0x04)?.content.to_vec();
-    let ec = e.get(2)?;
-    let content = match ec.tag {
-        0x80 => ec.content.to_vec(),
-        0xa0 => {
-            let mut v = Vec::new();
-            for c in children(ec.content)? {
-                v.extend_from_slice(c.content);
-            }
-            v
-        }
-        _ => return None,
-    };
-    Some(Enveloped {
-        encrypted_keys,
-        cipher_oid,
-        iv,
-        content,
-    })
-}
-
-// ---------------------------------------------------------------------------------------------
-// PEM and keys
-
-/// The DER bodies of the PEM blocks labelled `label` in `text`.
-fn pem_blocks(text: &str, label: &str) -> Vec<Vec<u8>> {
-    let begin = format!("-----BEGIN {label}-----");
-    let end = format!("-----END {label}-----");
+/// The PEM blocks of `text`: a `-----BEGIN X-----` line starts one only at the start of a line
+/// (an indented key is not read: `key-private-indented`), bodies may be wrapped at any width and
+/// end in CRLF, text around the blocks is skipped (`key-private-leading-text`, `-after-cert`).
+/// This is the armor, not cryptography: `pem-rfc7468` wants RFC 7468's strict layout (64 columns,
+/// nothing before the block), which OpenSSL does not.
+fn pem_blocks(text: &str) -> Vec<PemBlock> {
     let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find(&begin) {
-        let after = &rest[i + begin.len()..];
-        let Some(j) = after.find(&end) else { break };
-        let b64: String = after[..j].chars().filter(|c| !c.is_whitespace()).collect();
-        if let Ok(d) = base64::engine::general_purpose::STANDARD.decode(b64.as_bytes()) {
-            out.push(d);
-        }
-        rest = &after[j + end.len()..];
-    }
-    out
-}
-
-/// An RSA private key: modulus and private exponent.
-pub struct RsaKey {
-    n: Vec<u32>,
-    d: Vec<u32>,
-    size: usize,
-}
-
-fn rsa_from_pkcs1(der: &[u8]) -> Option<RsaKey> {
-    let (seq, _) = expect(der, 0x30)?;
-    let f = children(seq)?;
-    let int = |i: usize| f.get(i).filter(|t| t.tag == 0x02).map(|t| t.content);
-    let n = int(1)?;
-    let d = int(3)?;
-    let n_bytes: Vec<u8> = n.iter().skip_while(|&&b| b == 0).copied().collect();
-    Some(RsaKey {
-        size: n_bytes.len(),
-        n: from_be(&n_bytes),
-        d: from_be(d),
-    })
-}
-
-/// Reads an RSA private key from PEM (PKCS #1 `RSA PRIVATE KEY` or PKCS #8 `PRIVATE KEY`).
-pub fn read_private_key(pem: &str) -> Option<RsaKey> {
-    if let Some(der) = pem_blocks(pem, "RSA PRIVATE KEY").into_iter().next() {
-        return rsa_from_pkcs1(&der);
-    }
-    let der = pem_blocks(pem, "PRIVATE KEY").into_iter().next()?;
-    let (seq, _) = expect(&der, 0x30)?;
-    let f = children(seq)?;
-    let inner = f.iter().find(|t| t.tag == 0x04)?;
-    rsa_from_pkcs1(inner.content)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Big numbers (little-endian u32 limbs) and Montgomery exponentiation
-
-fn from_be(b: &[u8]) -> Vec<u32> {
-    let mut v: Vec<u32> = b
-        .rchunks(4)
-        .map(|c| {
-            let mut x = 0u32;
-            for &byte in c {
-                x = (x << 8) | byte as u32;
-            }
-            x
-        })
-        .collect();
-    while v.len() > 1 && v.last() == Some(&0) {
-        v.pop();
-    }
-    if v.is_empty() {
-        v.push(0);
-    }
-    v
-}
-
-fn to_be(a: &[u32], len: usize) -> Vec<u8> {
-    let mut out = vec![0u8; len];
-    for (i, limb) in a.iter().enumerate() {
-        for k in 0..4 {
-            let pos = i * 4 + k;
-            if pos < len {
-                out[len - 1 - pos] = (limb >> (8 * k)) as u8;
-            }
-        }
-    }
-    out
-}
-
-fn geq(a: &[u32], b: &[u32]) -> bool {
-    for i in (0..a.len().max(b.len())).rev() {
-        let (x, y) = (*a.get(i).unwrap_or(&0), *b.get(i).unwrap_or(&0));
-        if x != y {
-            return x > y;
-        }
-    }
-    true
-}
-
-// The borrow walks `a` and `b` in step, `b` possibly shorter: an index reads clearest.
-#[allow(clippy::needless_range_loop)]
-fn sub_in_place(a: &mut [u32], b: &[u32]) {
-    let mut borrow = 0i64;
-    for (i, limb) in a.iter_mut().enumerate() {
-        let x = *limb as i64 - *b.get(i).unwrap_or(&0) as i64 - borrow;
-        if x < 0 {
-            *limb = (x + (1i64 << 32)) as u32;
-            borrow = 1;
-        } else {
-            *limb = x as u32;
-            borrow = 0;
-        }
-    }
-}
-
-struct Mont<'a> {
-    n: &'a [u32],
-    s: usize,
-    n0inv: u32,
-}
-
-impl Mont<'_> {
-    fn new(n: &[u32]) -> Mont<'_> {
-        let n0 = n[0];
-        let mut inv: u32 = 1;
-        for _ in 0..5 {
-            inv = inv.wrapping_mul(2u32.wrapping_sub(n0.wrapping_mul(inv)));
-        }
-        Mont {
-            n,
-            s: n.len(),
-            n0inv: inv.wrapping_neg(),
-        }
-    }
-
-    /// a * b * R^-1 mod n (CIOS).
-    // The carries walk `t`, `a` and `b` by index, as the algorithm is written.
-    #[allow(clippy::needless_range_loop)]
-    fn mul(&self, a: &[u32], b: &[u32]) -> Vec<u32> {
-        let s = self.s;
-        let mut t = vec![0u32; s + 2];
-        for i in 0..s {
-            let ai = *a.get(i).unwrap_or(&0) as u64;
-            let mut c = 0u64;
-            for (j, tj) in t.iter_mut().enumerate().take(s) {
-                let x = *tj as u64 + ai * (*b.get(j).unwrap_or(&0) as u64) + c;
-                *tj = x as u32;
-                c = x >> 32;
-            }
-            let x = t[s] as u64 + c;
-            t[s] = x as u32;
-            t[s + 1] = (x >> 32) as u32;
-            let m = t[0].wrapping_mul(self.n0inv) as u64;
-            let x = t[0] as u64 + m * self.n[0] as u64;
-            let mut c = x >> 32;
-            for j in 1..s {
-                let x = t[j] as u64 + m * self.n[j] as u64 + c;
-                t[j - 1] = x as u32;
-                c = x >> 32;
-            }
-            let x = t[s] as u64 + c;
-            t[s - 1] = x as u32;
-            t[s] = t[s + 1] + (x >> 32) as u32;
-            t[s + 1] = 0;
-        }
-        let mut r: Vec<u32> = t[..=s].to_vec();
-        if geq(&r, self.n) {
-            sub_in_place(&mut r, self.n);
-        }
-        r.truncate(s);
-        r
-    }
-
-    /// R^2 mod n, by doubling.
-    fn r2(&self) -> Vec<u32> {
-        let mut x = vec![0u32; self.s + 1];
-        x[0] = 1;
-        for _ in 0..(64 * self.s) {
-            let mut carry = 0u32;
-            for limb in x.iter_mut() {
-                let nc = *limb >> 31;
-                *limb = (*limb << 1) | carry;
-                carry = nc;
-            }
-            if geq(&x, self.n) {
-                sub_in_place(&mut x, self.n);
-            }
-        }
-        x.truncate(self.s);
-        x
-    }
-
-    fn pow(&self, base: &[u32], exp: &[u32]) -> Vec<u32> {
-        let r2 = self.r2();
-        let one = {
-            let mut v = vec![0u32; self.s];
-            v[0] = 1;
-            v
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(label) = line
+            .trim_end()
+            .strip_prefix("-----BEGIN ")
+            .and_then(|l| l.strip_suffix("-----"))
+        else {
+            continue;
         };
-        let b = self.mul(base, &r2);
-        let mut acc = self.mul(&one, &r2);
-        for i in (0..exp.len()).rev() {
-            for bit in (0..32).rev() {
-                acc = self.mul(&acc, &acc);
-                if (exp[i] >> bit) & 1 == 1 {
-                    acc = self.mul(&acc, &b);
-                }
+        let end = format!("-----END {label}-----");
+        let mut body = String::new();
+        let mut encrypted = false;
+        let mut closed = false;
+        for line in lines.by_ref() {
+            let line = line.trim_end();
+            if line.starts_with(&end) {
+                closed = true;
+                break;
             }
+            if let Some((name, value)) = line.split_once(':') {
+                // RFC 1421 headers (`Proc-Type`, `DEK-Info`) precede the body.
+                encrypted |= name.trim() == "Proc-Type" && value.contains("ENCRYPTED");
+                continue;
+            }
+            body.extend(line.chars().filter(|c| !c.is_whitespace()));
         }
-        self.mul(&acc, &one)
-    }
-}
-
-fn rsa_decrypt_pkcs1(key: &RsaKey, c: &[u8]) -> Option<Vec<u8>> {
-    if key.n.is_empty() || key.n[0] & 1 == 0 || c.len() > key.size {
-        return None;
-    }
-    let cv = from_be(c);
-    if geq(&cv, &key.n) {
-        return None;
-    }
-    let m = Mont::new(&key.n).pow(&cv, &key.d);
-    let em = to_be(&m, key.size);
-    // EM = 0x00 || 0x02 || PS (≥ 8 non-zero bytes) || 0x00 || M
-    if em.len() < 11 || em[0] != 0 || em[1] != 2 {
-        return None;
-    }
-    let sep = em[2..].iter().position(|&b| b == 0)? + 2;
-    if sep < 10 {
-        return None;
-    }
-    Some(em[sep + 1..].to_vec())
-}
-
-// ---------------------------------------------------------------------------------------------
-// AES (FIPS 197) decryption, CBC mode
-
-const SBOX: [u8; 256] = {
-    let mut s = [0u8; 256];
-    // Build the S-box from the multiplicative inverse and the affine transform.
-    let mut p: u8 = 1;
-    let mut q: u8 = 1;
-    loop {
-        // p * 3
-        p = p ^ (p << 1) ^ (if p & 0x80 != 0 { 0x1b } else { 0 });
-        // q / 3
-        q ^= q << 1;
-        q ^= q << 2;
-        q ^= q << 4;
-        if q & 0x80 != 0 {
-            q ^= 0x09;
-        }
-        let x = q ^ q.rotate_left(1) ^ q.rotate_left(2) ^ q.rotate_left(3) ^ q.rotate_left(4);
-        s[p as usize] = x ^ 0x63;
-        if p == 1 {
+        if !closed {
             break;
         }
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(body.as_bytes())
+            .ok();
+        out.push(PemBlock {
+            label: label.to_string(),
+            encrypted,
+            der,
+        });
     }
-    s[0] = 0x63;
-    s
-};
-
-const INV_SBOX: [u8; 256] = {
-    let mut inv = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        inv[SBOX[i] as usize] = i as u8;
-        i += 1;
-    }
-    inv
-};
-
-fn xtime(x: u8) -> u8 {
-    (x << 1) ^ if x & 0x80 != 0 { 0x1b } else { 0 }
+    out
 }
 
-fn gmul(mut a: u8, mut b: u8) -> u8 {
-    let mut p = 0u8;
-    while b != 0 {
-        if b & 1 != 0 {
-            p ^= a;
-        }
-        a = xtime(a);
-        b >>= 1;
-    }
-    p
+// ---------------------------------------------------------------------------------------------
+// The private key (`OpenSSL::PKey::RSA.new`)
+
+/// The key file's key, as `OpenSSL::PKey::RSA.new` reads it.
+pub enum PrivateKey {
+    Rsa(Box<RsaPrivateKey>),
+    /// An RSA public key: it loads, and decryption then fails with `private key is needed`.
+    PublicOnly,
 }
 
-fn expand_key(key: &[u8]) -> Vec<[u8; 16]> {
-    let nk = key.len() / 4;
-    let nr = nk + 6;
-    let mut w: Vec<[u8; 4]> = key.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect();
-    let mut rcon: u8 = 1;
-    for i in nk..4 * (nr + 1) {
-        let mut t = w[i - 1];
-        if i % nk == 0 {
-            t = [t[1], t[2], t[3], t[0]];
-            for b in t.iter_mut() {
-                *b = SBOX[*b as usize];
-            }
-            t[0] ^= rcon;
-            rcon = xtime(rcon);
-        } else if nk > 6 && i % nk == 4 {
-            for b in t.iter_mut() {
-                *b = SBOX[*b as usize];
-            }
-        }
-        let prev = w[i - nk];
-        w.push([
-            prev[0] ^ t[0],
-            prev[1] ^ t[1],
-            prev[2] ^ t[2],
-            prev[3] ^ t[3],
-        ]);
-    }
-    w.chunks(4)
-        .map(|c| {
-            let mut k = [0u8; 16];
-            for (j, word) in c.iter().enumerate() {
-                k[4 * j..4 * j + 4].copy_from_slice(word);
-            }
-            k
-        })
-        .collect()
+/// OpenSSL's short names of the key types `OpenSSL::PKey::RSA.new` reads and then refuses with
+/// `incorrect pkey type: NAME` (each recorded: `key-private-ed25519`, `key-private-dsa-pkcs8`, ...).
+fn key_type_name(oid: ObjectIdentifier) -> Option<&'static str> {
+    const DSA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10040.4.1");
+    Some(match oid {
+        rfc5912::ID_EC_PUBLIC_KEY => "id-ecPublicKey",
+        rfc5912::ID_RSASSA_PSS => "RSASSA-PSS",
+        rfc8410::ID_ED_25519 => "ED25519",
+        rfc8410::ID_ED_448 => "ED448",
+        rfc8410::ID_X_25519 => "X25519",
+        rfc8410::ID_X_448 => "X448",
+        DSA => "DSA",
+        _ => return None,
+    })
 }
 
-fn decrypt_block(rk: &[[u8; 16]], block: &[u8; 16]) -> [u8; 16] {
-    let nr = rk.len() - 1;
-    let mut s = *block;
-    for (x, k) in s.iter_mut().zip(rk[nr].iter()) {
-        *x ^= k;
-    }
-    for round in (0..nr).rev() {
-        // InvShiftRows (state is column-major: s[r + 4c])
-        let t = s;
-        for r in 1..4 {
-            for c in 0..4 {
-                s[r + 4 * ((c + r) % 4)] = t[r + 4 * c];
-            }
-        }
-        for x in s.iter_mut() {
-            *x = INV_SBOX[*x as usize];
-        }
-        for (x, k) in s.iter_mut().zip(rk[round].iter()) {
-            *x ^= k;
-        }
-        if round > 0 {
-            for c in 0..4 {
-                let a = [s[4 * c], s[4 * c + 1], s[4 * c + 2], s[4 * c + 3]];
-                s[4 * c] = gmul(a[0], 14) ^ gmul(a[1], 11) ^ gmul(a[2], 13) ^ gmul(a[3], 9);
-                s[4 * c + 1] = gmul(a[0], 9) ^ gmul(a[1], 14) ^ gmul(a[2], 11) ^ gmul(a[3], 13);
-                s[4 * c + 2] = gmul(a[0], 13) ^ gmul(a[1], 9) ^ gmul(a[2], 14) ^ gmul(a[3], 11);
-                s[4 * c + 3] = gmul(a[0], 11) ^ gmul(a[1], 13) ^ gmul(a[2], 9) ^ gmul(a[3], 14);
-            }
-        }
-    }
-    s
+fn incorrect_type(name: &str) -> Result<PrivateKey, String> {
+    Err(format!("incorrect pkey type: {name}"))
 }
 
-fn aes_cbc_decrypt(key: &[u8], iv: &[u8], data: &[u8]) -> Option<Vec<u8>> {
-    if !matches!(key.len(), 16 | 24 | 32)
-        || iv.len() != 16
-        || data.is_empty()
-        || data.len() % 16 != 0
-    {
-        return None;
+/// A PKCS #8 `PrivateKeyInfo`: the RSA key, or the refusal of another key type.
+fn from_pkcs8(der: &[u8]) -> Option<Result<PrivateKey, String>> {
+    let info = rsa::pkcs8::PrivateKeyInfo::from_der(der).ok()?;
+    if info.algorithm.oid == rfc5912::RSA_ENCRYPTION {
+        let key = RsaPrivateKey::try_from(info).ok()?;
+        return Some(Ok(PrivateKey::Rsa(Box::new(key))));
     }
-    let rk = expand_key(key);
-    let mut prev: [u8; 16] = iv.try_into().ok()?;
-    let mut out = Vec::with_capacity(data.len());
-    for chunk in data.chunks(16) {
-        let block: [u8; 16] = chunk.try_into().ok()?;
-        let d = decrypt_block(&rk, &block);
-        for i in 0..16 {
-            out.push(d[i] ^ prev[i]);
-        }
-        prev = block;
-    }
-    // PKCS #7 padding
-    let pad = *out.last()? as usize;
-    if pad == 0 || pad > 16 || out[out.len() - pad..].iter().any(|&b| b as usize != pad) {
-        return None;
-    }
-    out.truncate(out.len() - pad);
-    Some(out)
+    key_type_name(info.algorithm.oid).map(incorrect_type)
 }
 
-/// Decrypts the base64 body of an `ENC[PKCS7,...]` block with `key`.
-pub fn decrypt(b64: &str, key: &RsaKey) -> Result<Vec<u8>, Pkcs7Error> {
+/// A `SubjectPublicKeyInfo`: an RSA public key, or the refusal of another key type.
+fn from_spki(der: &[u8]) -> Option<Result<PrivateKey, String>> {
+    let spki = rsa::pkcs8::SubjectPublicKeyInfoRef::from_der(der).ok()?;
+    if spki.algorithm.oid == rfc5912::RSA_ENCRYPTION {
+        return rsa::pkcs1::RsaPublicKey::from_der(spki.subject_public_key.raw_bytes())
+            .ok()
+            .map(|_| Ok(PrivateKey::PublicOnly));
+    }
+    key_type_name(spki.algorithm.oid).map(incorrect_type)
+}
+
+fn from_pkcs1(der: &[u8]) -> Option<Result<PrivateKey, String>> {
+    let key = RsaPrivateKey::from_pkcs1_der(der).ok()?;
+    Some(Ok(PrivateKey::Rsa(Box::new(key))))
+}
+
+fn from_pkcs1_public(der: &[u8]) -> Option<Result<PrivateKey, String>> {
+    rsa::pkcs1::RsaPublicKey::from_der(der)
+        .ok()
+        .map(|_| Ok(PrivateKey::PublicOnly))
+}
+
+/// Reads the key file as `OpenSSL::PKey::RSA.new(File.read(path))`: the first PEM block that holds
+/// a key, or else the whole file as DER. The error is Ruby's message.
+pub fn read_private_key(file: &[u8]) -> Result<PrivateKey, String> {
+    let neither = |why: &str| Err(format!("Neither PUB key nor PRIV key: {why}"));
+    let blocks = pem_blocks(&String::from_utf8_lossy(file));
+    if blocks.is_empty() {
+        let der = [from_pkcs1, from_pkcs8, from_spki, from_pkcs1_public];
+        return der
+            .iter()
+            .find_map(|read| read(file))
+            .unwrap_or_else(|| neither("unsupported"));
+    }
+    // With no terminal to ask for a pass phrase, OpenSSL gives up on an encrypted key with these
+    // reasons (`key-private-encrypted-pkcs8`, `key-private-encrypted-legacy`).
+    let mut passphrase = None;
+    for block in &blocks {
+        let read: fn(&[u8]) -> Option<Result<PrivateKey, String>> = match block.label.as_str() {
+            "RSA PRIVATE KEY" if block.encrypted => {
+                passphrase = Some("bad password read");
+                continue;
+            }
+            "ENCRYPTED PRIVATE KEY" => {
+                passphrase = Some("unable to get passphrase");
+                continue;
+            }
+            "RSA PRIVATE KEY" => from_pkcs1,
+            "PRIVATE KEY" => from_pkcs8,
+            "PUBLIC KEY" => from_spki,
+            "RSA PUBLIC KEY" => from_pkcs1_public,
+            // SEC1 and OpenSSL's traditional DSA form, whatever the body holds once it is DER
+            // (`key-private-ec-sec1`, `key-private-dsa-traditional`).
+            "EC PRIVATE KEY" => |der| {
+                der::Document::from_der(der)
+                    .ok()
+                    .map(|_| incorrect_type("id-ecPublicKey"))
+            },
+            "DSA PRIVATE KEY" => |der| {
+                der::Document::from_der(der)
+                    .ok()
+                    .map(|_| incorrect_type("DSA"))
+            },
+            _ => continue,
+        };
+        if let Some(result) = block.der.as_deref().and_then(read) {
+            return result;
+        }
+    }
+    neither(passphrase.unwrap_or("unsupported"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The certificate (`OpenSSL::X509::Certificate.new`)
+
+/// What `PKCS7_decrypt` uses of the public key file's certificate.
+pub struct Certificate {
+    /// DER of the issuer `Name` and the serial's value: the recipient is chosen by them.
+    issuer: Vec<u8>,
+    serial: Vec<u8>,
+    /// The RSA modulus and exponent (`None` when the certificate's key is not RSA).
+    rsa: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+fn certificate_from_der(der: &[u8]) -> Option<Certificate> {
+    let cert = X509Certificate::from_der(der).ok()?;
+    let tbs = cert.tbs_certificate;
+    let spki = &tbs.subject_public_key_info;
+    let rsa = (spki.algorithm.oid == rfc5912::RSA_ENCRYPTION)
+        .then(|| rsa::pkcs1::RsaPublicKey::from_der(spki.subject_public_key.raw_bytes()).ok())
+        .flatten()
+        .map(|k| {
+            (
+                k.modulus.as_bytes().to_vec(),
+                k.public_exponent.as_bytes().to_vec(),
+            )
+        });
+    Some(Certificate {
+        issuer: tbs.issuer.to_der().ok()?,
+        serial: tbs.serial_number.as_bytes().to_vec(),
+        rsa,
+    })
+}
+
+/// Reads the public key file as `OpenSSL::X509::Certificate.new(File.read(path))`: the first
+/// `CERTIFICATE` (or `X509 CERTIFICATE`) PEM block, or else the whole file as DER. The error is
+/// OpenSSL's (`cert-not-a-cert`, `cert-bad-base64`, `cert-bad-der`).
+pub fn read_certificate(file: &[u8]) -> Result<Certificate, String> {
+    let blocks = pem_blocks(&String::from_utf8_lossy(file));
+    let Some(block) = blocks
+        .iter()
+        .find(|b| matches!(b.label.as_str(), "CERTIFICATE" | "X509 CERTIFICATE"))
+    else {
+        return certificate_from_der(file)
+            .ok_or_else(|| "PEM_read_bio_X509: no start line".to_string());
+    };
+    let der = block
+        .der
+        .as_deref()
+        .ok_or("PEM_read_bio_X509: bad base64 decode")?;
+    certificate_from_der(der).ok_or_else(|| "PEM_read_bio_X509: ASN1 lib".to_string())
+}
+
+/// The keys of one hierarchy level: the private key and, when the public key option names a
+/// file, its certificate.
+pub struct Keys {
+    pub private: PrivateKey,
+    pub certificate: Option<Certificate>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decryption (`OpenSSL::PKCS7.new(der).decrypt(key, cert)`)
+
+/// Whether a DER decoding failure may be a BER form that OpenSSL reads and `der` does not: an
+/// indefinite length, a constructed string (`ber-constructed-content`), a length in more octets
+/// than needed (`der` reports it as a bad length for the tag: `ber-long-length`).
+fn maybe_ber(e: &der::Error) -> bool {
+    matches!(
+        e.kind(),
+        der::ErrorKind::IndefiniteLength
+            | der::ErrorKind::Noncanonical { .. }
+            | der::ErrorKind::Overlength
+            | der::ErrorKind::Length { .. }
+    )
+}
+
+fn not_parsed(e: der::Error) -> Pkcs7Error {
+    if maybe_ber(&e) {
+        Pkcs7Error::Unsupported(format!(
+            "the PKCS7 value is not DER ({e}); it may be BER, which OpenSSL reads and hieralint does not"
+        ))
+    } else {
+        openssl(PARSE_ERROR)
+    }
+}
+
+/// PKCS #7's ContentInfo (RFC 2315 §7), borrowing its content from the input (`cms`'s owns it).
+#[derive(Sequence)]
+struct ContentInfo<'a> {
+    content_type: ObjectIdentifier,
+    #[asn1(context_specific = "0")]
+    content: AnyRef<'a>,
+}
+
+/// PKCS #7's EnvelopedData (RFC 2315 §10.1), the shape `OpenSSL::PKCS7` reads: CMS's
+/// `originatorInfo` and `unprotectedAttrs` do not parse. The recipients stay a raw SET:
+/// `cms`'s `SetOfVec` re-sorts them on decoding, and their order in the value decides which one
+/// OpenSSL uses (`two-recipients-ours-second`).
+#[derive(Sequence)]
+struct EnvelopedData<'a> {
+    /// Any INTEGER, as OpenSSL reads it.
+    version: IntRef<'a>,
+    recipient_infos: AnyRef<'a>,
+    encrypted_content_info: EncryptedContentInfo,
+}
+
+/// PKCS #7's RecipientInfo (RFC 2315 §10.2): a CMS KeyTransRecipientInfo named by issuer and
+/// serial number.
+#[derive(Sequence)]
+struct RecipientInfo<'a> {
+    version: IntRef<'a>,
+    issuer_and_serial_number: IssuerAndSerialNumber,
+    key_encryption_algorithm: AlgorithmIdentifierRef<'a>,
+    encrypted_key: OctetStringRef<'a>,
+}
+
+/// The recipients in the order the value lists them.
+fn recipient_infos<'a>(set: &AnyRef<'a>) -> der::Result<Vec<RecipientInfo<'a>>> {
+    if set.tag() != Tag::Set {
+        return Err(set.tag().unexpected_error(Some(Tag::Set)));
+    }
+    let mut reader = SliceReader::new(set.value())?;
+    let mut out = Vec::new();
+    while !reader.is_finished() {
+        out.push(RecipientInfo::decode(&mut reader)?);
+    }
+    Ok(out)
+}
+
+/// A parsed PKCS7: the EnvelopedData's recipients and encrypted content, or `None` for another
+/// PKCS7 type.
+struct Enveloped<'a> {
+    recipients: Vec<RecipientInfo<'a>>,
+    content: EncryptedContentInfo,
+}
+
+/// `OpenSSL::PKCS7.new`: one ContentInfo; bytes after it are ignored, as `d2i` does
+/// (`trailing-bytes-after-der`).
+fn parse(der: &[u8]) -> Result<Option<Enveloped<'_>>, Pkcs7Error> {
+    let mut reader = SliceReader::new(der).map_err(|_| openssl(PARSE_ERROR))?;
+    let info = ContentInfo::decode(&mut reader).map_err(not_parsed)?;
+    if info.content_type != rfc5911::ID_ENVELOPED_DATA {
+        // Another PKCS7 type: `decrypt` refuses it (`signed-data`).
+        return Ok(None);
+    }
+    let env: EnvelopedData = info.content.decode_as().map_err(not_parsed)?;
+    let recipients = recipient_infos(&env.recipient_infos).map_err(not_parsed)?;
+    Ok(Some(Enveloped {
+        recipients,
+        content: env.encrypted_content_info,
+    }))
+}
+
+fn aes_cbc<C>(cek: &[u8], iv: &[u8], data: &[u8]) -> Option<Vec<u8>>
+where
+    C: BlockCipherDecrypt,
+    cbc::Decryptor<C>: KeyIvInit + BlockModeDecrypt,
+{
+    let decryptor = cbc::Decryptor::<C>::new_from_slices(cek, iv).ok()?;
+    let mut buf = data.to_vec();
+    let len = decryptor.decrypt_padded::<Pkcs7>(&mut buf).ok()?.len();
+    buf.truncate(len);
+    Some(buf)
+}
+
+/// Decrypts the base64 body of an `ENC[PKCS7,...]` block, checking what OpenSSL 3.0 checks in its
+/// order (each step names the recorded vector that shows it).
+pub fn decrypt(b64: &str, keys: &Keys) -> Result<Vec<u8>, Pkcs7Error> {
+    // `Base64.decode64` skips what is not base64 (`wrapped-base64`, `spaces-in-base64`).
     let compact: String = b64
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='))
@@ -527,66 +392,224 @@ pub fn decrypt(b64: &str, key: &RsaKey) -> Result<Vec<u8>, Pkcs7Error> {
         .or_else(|_| {
             base64::engine::general_purpose::STANDARD_NO_PAD.decode(compact.trim_end_matches('='))
         })
-        .map_err(|_| parse_error())?;
-    let env = parse_enveloped(&der).ok_or_else(parse_error)?;
-    let key_len = match env.cipher_oid.as_slice() {
-        OID_AES256_CBC => 32,
-        OID_AES192_CBC => 24,
-        OID_AES128_CBC => 16,
-        _ => {
-            return Err(Pkcs7Error::Unsupported(
-                "the value is encrypted with a cipher other than AES-CBC".into(),
-            ))
-        }
+        .map_err(|_| openssl(PARSE_ERROR))?;
+    let env = parse(&der)?;
+
+    // Ruby's `PKCS7#decrypt` wants a private key before it calls OpenSSL
+    // (`public-key-only-and-signed-data`).
+    let PrivateKey::Rsa(key) = &keys.private else {
+        return Err(openssl("private key is needed"));
     };
-    for ek in &env.encrypted_keys {
-        if let Some(cek) = rsa_decrypt_pkcs1(key, ek) {
-            if cek.len() != key_len {
-                return Err(bad_decrypt());
-            }
-            return aes_cbc_decrypt(&cek, &env.iv, &env.content).ok_or_else(bad_decrypt);
+    let Some(env) = env else {
+        return Err(openssl("wrong content type"));
+    };
+    let cert = keys.certificate.as_ref();
+    // `X509_check_private_key` (`cert-of-another-issuer`, `cert-mismatch-and-signed-data`).
+    if let Some(cert) = cert {
+        let ours = (key.n().to_bytes_be(), key.e().to_bytes_be());
+        if cert.rsa.as_ref() != Some(&ours) {
+            return Err(openssl("private key does not match certificate"));
         }
     }
-    Err(bad_decrypt())
+    let eci = &env.content;
+    let content = eci
+        .encrypted_content
+        .as_ref()
+        .ok_or_else(|| openssl(DECRYPT_ERROR))?; // `no-encrypted-content`
+
+    // With a certificate, only the first recipient with its issuer and serial is tried
+    // (`two-recipients-ours-second`, `other-issuer-and-serial`); without one, each in turn.
+    let encrypted_keys: Vec<&[u8]> = match cert {
+        Some(cert) => {
+            let matching = env
+                .recipients
+                .iter()
+                .find(|ri| {
+                    let ias = &ri.issuer_and_serial_number;
+                    ias.serial_number.as_bytes() == cert.serial.as_slice()
+                        && ias.issuer.to_der().is_ok_and(|d| d == cert.issuer)
+                })
+                .ok_or_else(|| openssl(DECRYPT_ERROR))?;
+            vec![matching.encrypted_key.as_bytes()]
+        }
+        None => env
+            .recipients
+            .iter()
+            .map(|ri| ri.encrypted_key.as_bytes())
+            .collect(),
+    };
+
+    let alg = &eci.content_enc_alg;
+    let key_len = match alg.oid {
+        rfc5911::ID_AES_128_CBC => 16,
+        rfc5911::ID_AES_192_CBC => 24,
+        rfc5911::ID_AES_256_CBC => 32,
+        // OpenSSL decrypts other ciphers (`des-ede3-cbc`); hiera-eyaml always writes AES-256-CBC.
+        oid => {
+            let name = const_oid::db::DB
+                .by_oid(&oid)
+                .unwrap_or("an unknown cipher");
+            return Err(Pkcs7Error::Unsupported(format!(
+                "the value is encrypted with {name} ({oid}), not AES-CBC"
+            )));
+        }
+    };
+    // The IV: absent parameters leave it zero (`iv-missing-multi-block`); anything but a 16-byte
+    // OCTET STRING stops OpenSSL (`iv-wrong-length`, `iv-not-an-octet-string`).
+    let iv = match &alg.parameters {
+        None => vec![0u8; 16],
+        Some(p) if p.tag() == Tag::OctetString && p.value().len() == 16 => p.value().to_vec(),
+        Some(_) => return Err(openssl(DECRYPT_ERROR)),
+    };
+    let cek = encrypted_keys
+        .iter()
+        .find_map(|ek| key.decrypt(Pkcs1v15Encrypt, ek).ok())
+        .ok_or_else(|| openssl(BAD_DECRYPT))?; // `wrong-key`, `rsa-oaep-recipient`
+    let plain = match key_len {
+        16 => aes_cbc::<Aes128>(&cek, &iv, content.as_bytes()),
+        24 => aes_cbc::<Aes192>(&cek, &iv, content.as_bytes()),
+        _ => aes_cbc::<Aes256>(&cek, &iv, content.as_bytes()),
+    };
+    plain.ok_or_else(|| openssl(BAD_DECRYPT)) // `tampered-last-block`
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
-    #[test]
-    fn aes_known_answer() {
-        // FIPS 197 appendix C.3 (AES-256), one block through CBC with a zero IV: the
-        // plaintext plus a full padding block cannot be checked here, so test the block cipher.
-        let key: Vec<u8> = (0u8..32).collect();
-        let ct: [u8; 16] = [
-            0x8e, 0xa2, 0xb7, 0xca, 0x51, 0x67, 0x45, 0xbf, 0xea, 0xfc, 0x49, 0x90, 0x4b, 0x49,
-            0x60, 0x89,
-        ];
-        let rk = expand_key(&key);
-        let pt = decrypt_block(&rk, &ct);
-        let want: Vec<u8> = (0u8..16).map(|i| i * 0x11).collect();
-        assert_eq!(pt.to_vec(), want);
+    fn dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/engine/pkcs7")
     }
 
-    #[test]
-    fn modexp_small() {
-        // 4^13 mod 497 = 445
-        let n = from_be(&[0x01, 0xf1]);
-        let r = Mont::new(&n).pow(&from_be(&[4]), &from_be(&[13]));
-        assert_eq!(to_be(&r, 2), vec![0x01, 0xbd]);
+    /// Ruby's answer for a vector: the plaintext, or the error message.
+    type Answer = Result<Vec<u8>, String>;
+
+    fn vectors() -> Vec<(String, String, String, String, Answer)> {
+        let text = std::fs::read_to_string(dir().join("vectors.jsonl")).expect("vectors");
+        text.lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("json");
+                let s = |k: &str| v[k].as_str().map(str::to_string);
+                let answer = match s("plaintext_base64") {
+                    Some(p) => Ok(base64::engine::general_purpose::STANDARD
+                        .decode(p)
+                        .expect("b64")),
+                    None => Err(s("error").expect("error")),
+                };
+                (
+                    s("name").expect("name"),
+                    s("private_key").expect("private_key"),
+                    s("public_key").expect("public_key"),
+                    s("ciphertext").expect("ciphertext"),
+                    answer,
+                )
+            })
+            .collect()
     }
 
-    #[test]
-    fn garbage_is_a_parse_error() {
-        let key = RsaKey {
-            n: vec![3],
-            d: vec![1],
-            size: 1,
+    /// What hieralint answers, in the vectors' terms: key and certificate errors first (hiera-eyaml
+    /// reads both files before it parses the ciphertext), then the decryption.
+    fn ours(private: &str, public: &str, ciphertext: &str) -> Result<Answer, String> {
+        let read = |f: &str| std::fs::read(dir().join("keys").join(f)).expect("key file");
+        let keys = (|| {
+            Ok(Keys {
+                private: read_private_key(&read(private))?,
+                certificate: Some(read_certificate(&read(public))?),
+            })
+        })();
+        let keys = match keys {
+            Ok(k) => k,
+            Err(m) => return Ok(Err(m)),
         };
+        match decrypt(ciphertext, &keys) {
+            Ok(p) => Ok(Ok(p)),
+            Err(Pkcs7Error::OpenSsl(m)) => Ok(Err(m)),
+            Err(Pkcs7Error::Unsupported(m)) => Err(m),
+        }
+    }
+
+    /// Where hieralint knowingly gives no answer though Puppet decrypts or fails: each says why.
+    const UNSUPPORTED: &[(&str, &str)] = &[
+        (
+            "des-ede3-cbc",
+            "with des-ede3-cbc (1.2.840.113549.3.7), not AES-CBC",
+        ),
+        (
+            "unknown-cipher-oid",
+            "with an unknown cipher (1.2.3.4.5), not AES-CBC",
+        ),
+        ("ber-constructed-content", "may be BER"),
+        ("ber-long-length", "may be BER"),
+    ];
+
+    #[test]
+    fn every_recorded_vector_agrees_with_hiera_eyaml() {
+        let vectors = vectors();
+        assert!(vectors.len() >= 60, "{} vectors", vectors.len());
+        let mut unsupported = 0;
+        for (name, private, public, ciphertext, want) in vectors {
+            let got = ours(&private, &public, &ciphertext);
+            if let Some((_, why)) = UNSUPPORTED.iter().find(|(n, _)| *n == name) {
+                let msg = got.expect_err(&name);
+                assert!(msg.contains(why), "{name}: {msg}");
+                unsupported += 1;
+            } else {
+                assert_eq!(got, Ok(want), "{name}");
+            }
+        }
+        assert_eq!(unsupported, UNSUPPORTED.len());
+    }
+
+    #[test]
+    fn without_a_certificate_every_recipient_is_tried() {
+        // The public key given by `pkcs7_public_key_env_var`, which hieralint does not read:
+        // OpenSSL's `PKCS7_decrypt` with no certificate tries each recipient in turn.
+        let read = |f: &str| std::fs::read(dir().join("keys").join(f)).expect("key file");
+        let keys = Keys {
+            private: read_private_key(&read("private.pem")).expect("key"),
+            certificate: None,
+        };
+        let v = vectors();
+        let find = |n: &str| v.iter().find(|x| x.0 == n).expect(n).3.clone();
         assert_eq!(
-            decrypt("notbase64", &key).unwrap_err(),
-            Pkcs7Error::OpenSsl("Could not parse the PKCS7: no start line".into())
+            decrypt(&find("two-recipients-ours-second"), &keys),
+            Ok(b"two recipients".to_vec())
         );
+        assert_eq!(
+            decrypt(&find("wrong-key"), &keys),
+            Err(openssl("bad decrypt"))
+        );
+    }
+
+    #[test]
+    fn pem_blocks_skip_text_and_accept_any_width() {
+        let b = pem_blocks("junk\n-----BEGIN A B-----\r\nAAEC\r\nAw==\r\n-----END A B-----\r\n  -----BEGIN C-----\nAA==\n-----END C-----\n-----BEGIN D-----\nAA==\n");
+        assert_eq!(b.len(), 1);
+        assert_eq!(b[0].label, "A B");
+        assert_eq!(b[0].der.as_deref(), Some(&[0u8, 1, 2, 3][..]));
+        assert!(!b[0].encrypted);
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let key = Keys {
+            private: PrivateKey::PublicOnly,
+            certificate: None,
+        };
+        for s in [
+            "",
+            "=",
+            "MA==",
+            "MAA=",
+            "MIIB",
+            "oA==",
+            "////",
+            "MIAwgAYJKoZIhvcNAQcDoIA=",
+        ] {
+            assert!(decrypt(s, &key).is_err(), "{s}");
+        }
+        assert!(read_private_key(b"\xff\x00-----BEGIN RSA PRIVATE KEY-----\n").is_err());
+        assert!(read_certificate(b"\x30\x80").is_err());
     }
 }

@@ -80,3 +80,28 @@ hierarchy:
 """,
     'data/common.eyaml': "---\nsecret: %(secret)s\nplain: p\n" % ENC,
 }, [L('secret'), L('plain')], readme='eyaml with key files that do not exist (reference §6.4).')
+
+# Key and certificate files of other shapes: each level has its own keys and its own data file, so
+# each lookup reads exactly one pair (the variants are made by tools/oracle/record-pkcs7-vectors.rb).
+VARIANTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), 'fixtures', 'engine', 'pkcs7', 'keys')
+KEY_LEVELS = [
+    # (lookup key, private key file, public key file)
+    ('pkcs8_key', 'private-pkcs8.pem', 'public.pem'),
+    ('der_files', 'private.der', 'public.der'),
+    ('key_after_cert', 'private-after-cert.pem', 'cert-after-key.pem'),
+    ('other_cert', 'private.pem', 'third-public.pem'),
+    ('cert_is_the_key', 'private.pem', 'private.pem'),
+    ('ec_key', 'private-ec-sec1.pem', 'public.pem'),
+    ('public_key_as_private', 'public-key-only.pem', 'public.pem'),
+    ('encrypted_key', 'private-encrypted-pkcs8.pem', 'public.pem'),
+]
+case('eyaml/key-files', dict(
+    [('hiera.yaml', "version: 5\nhierarchy:\n" + ''.join(
+        '  - name: "%s"\n    lookup_key: eyaml_lookup_key\n    path: "%s.eyaml"\n'
+        '    options:\n      pkcs7_private_key: keys/%s\n      pkcs7_public_key: keys/%s\n' % (k, k, priv, pub)
+        for k, priv, pub in KEY_LEVELS))]
+    + [('data/%s.eyaml' % k, "---\n%s: %s\n" % (k, ENC['secret'])) for k, _, _ in KEY_LEVELS]),
+    [L(k) for k, _, _ in KEY_LEVELS],
+    extra={'env/keys/' + f: os.path.join(VARIANTS, f) for _, priv, pub in KEY_LEVELS for f in (priv, pub)},
+    readme='eyaml_lookup_key with key files in other shapes (PKCS #8, DER, several PEM blocks) and with keys and '
+           'certificates that OpenSSL refuses (reference §6.4).')

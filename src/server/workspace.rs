@@ -1,0 +1,701 @@
+//! The language server's state: the open buffers, and for each environment they belong to the
+//! loaded [`Project`] (with unsaved buffers in place of their files), its fact sets and the
+//! diagnostics the client was last sent.
+//!
+//! An edit re-parses only the edited buffer and puts it in the project
+//! ([`Project::set_file`]); the next [`Workspace::check`] re-runs the whole `check` pipeline
+//! ([`check::diagnose`]) over that environment's project, so rules that look across files (and
+//! the lookup engine, which reads the project's files) see the unsaved text, and publishes the
+//! files whose diagnostics changed. Nothing else is read from disk again until the disk changes
+//! ([`Workspace::files_changed`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use lsp_types::{
+    DiagnosticRelatedInformation, DiagnosticSeverity, FileChangeType, Location, NumberOrString,
+    Range, TextDocumentContentChangeEvent, Uri,
+};
+
+use crate::check;
+use crate::diag::{Diagnostic, Label, Severity};
+use crate::engine::PuppetVersion;
+use crate::facts::{self, FactsError};
+use crate::loader::{self, Format};
+use crate::project::{FileRole, Layer, LoadedFile, Project};
+use crate::rules::Rule;
+use crate::scan::{self, ScanError};
+use crate::span::SourceFile;
+
+use super::settings::{EnvSettings, InitOptions, CONFIG_FILE};
+use super::text::{self, Coords, Encoding};
+use super::uri;
+
+/// How the workspace is set up.
+pub struct WorkspaceOptions {
+    /// The rules to run (the registry; tests add their own).
+    pub rules: Vec<&'static dyn Rule>,
+    /// The client's `initializationOptions`.
+    pub init: InitOptions,
+    pub encoding: Encoding,
+    /// The workspace folders (where a `data/` directory alone marks an environment).
+    pub roots: Vec<PathBuf>,
+}
+
+/// An open buffer.
+pub(crate) struct Doc {
+    /// The URI exactly as the client sent it (used again when publishing for this file).
+    pub uri: Uri,
+    pub text: String,
+    pub version: i32,
+    /// The key of the environment the file was loaded into.
+    pub env: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EnvKind {
+    /// A control repository or environment directory.
+    Environment,
+    /// A module on its own (not under an environment).
+    Module,
+    /// A file in neither: checked alone, as `hieralint check <file>` does.
+    Loose,
+}
+
+/// One environment (or module, or loose file) held in memory.
+pub(crate) struct Env {
+    /// The environment or module directory; for a loose file, the file.
+    pub root: PathBuf,
+    pub kind: EnvKind,
+    pub project: Project,
+    scan_errors: Vec<ScanError>,
+    fact_errors: Vec<FactsError>,
+    pub settings: EnvSettings,
+    dirty: bool,
+    /// What the client was last sent, by file: the diagnostics of the last check.
+    pub published: HashMap<PathBuf, Vec<Diagnostic>>,
+}
+
+/// Diagnostics to send for one file.
+#[derive(Clone, Debug)]
+pub struct Publication {
+    pub uri: Uri,
+    /// The buffer's version for an open file.
+    pub version: Option<i32>,
+    pub diagnostics: Vec<lsp_types::Diagnostic>,
+}
+
+/// The server's state.
+pub struct Workspace {
+    rules: Vec<&'static dyn Rule>,
+    init: InitOptions,
+    roots: Vec<PathBuf>,
+    pub(crate) enc: Encoding,
+    pub(crate) docs: HashMap<PathBuf, Doc>,
+    pub(crate) envs: BTreeMap<PathBuf, Env>,
+    /// Clearing publications for environments dropped since the last check.
+    pending: Vec<Publication>,
+}
+
+/// Reads a buffer or file text into a loaded file with the given role.
+fn load_text(
+    path: &Path,
+    bytes: &[u8],
+    role: FileRole,
+    layer: Layer,
+    env_root: Option<PathBuf>,
+) -> LoadedFile {
+    let source = Arc::new(SourceFile::from_bytes(path, bytes));
+    let format = Format::from_extension(path).unwrap_or(Format::Yaml);
+    let doc = loader::load(format, &source);
+    LoadedFile::new(source, doc, role, layer, env_root)
+}
+
+/// Whether `dir` is a module: it has metadata.json, or it sits in a modulepath directory of
+/// the environment above it.
+fn is_module_dir(dir: &Path) -> bool {
+    if scan::looks_like_module(dir) {
+        return true;
+    }
+    let (Some(parent), Some(env)) = (dir.parent(), dir.parent().and_then(Path::parent)) else {
+        return false;
+    };
+    scan::looks_like_environment(env) && scan::module_dirs(env).iter().any(|m| m == parent)
+}
+
+/// Where a file belongs: the nearest enclosing environment (skipping the modules on its
+/// modulepath), else the nearest module, else nowhere.
+///
+/// A directory with a hiera.yaml or an environment.conf is an environment wherever it is; one
+/// that only has a `data/` directory (the scanner's weaker sign) counts only inside a workspace
+/// folder, so that opening a file under a home directory with a `data/` in it does not load
+/// that whole directory.
+fn discover(path: &Path, roots: &[PathBuf]) -> (PathBuf, EnvKind) {
+    let mut module = None;
+    for dir in path.ancestors().skip(1) {
+        if is_module_dir(dir) {
+            module.get_or_insert_with(|| dir.to_path_buf());
+            continue;
+        }
+        let strong = dir.join("hiera.yaml").is_file() || dir.join("environment.conf").is_file();
+        let weak = || roots.iter().any(|r| dir.starts_with(r)) && scan::looks_like_environment(dir);
+        if strong || weak() {
+            return (dir.to_path_buf(), EnvKind::Environment);
+        }
+    }
+    match module {
+        Some(m) => (m, EnvKind::Module),
+        None => (path.to_path_buf(), EnvKind::Loose),
+    }
+}
+
+fn puppet_version(v: u8) -> PuppetVersion {
+    if v == 7 {
+        PuppetVersion::V7
+    } else {
+        PuppetVersion::V8
+    }
+}
+
+impl Env {
+    fn load(root: PathBuf, kind: EnvKind, init: &InitOptions) -> Env {
+        let (mut project, scan_errors) = scan::load_project(std::slice::from_ref(&root));
+        let settings_dir = match kind {
+            EnvKind::Loose => root.parent().unwrap_or(&root).to_path_buf(),
+            _ => root.clone(),
+        };
+        let settings = EnvSettings::resolve(init, &settings_dir);
+        let fact_errors = match kind {
+            EnvKind::Loose => Vec::new(),
+            _ => {
+                let (sets, errors) = facts::load_fact_sets(&settings.facts);
+                project.fact_sets = sets;
+                errors
+            }
+        };
+        project.puppet = Some(puppet_version(settings.puppet));
+        Env {
+            root,
+            kind,
+            project,
+            scan_errors,
+            fact_errors,
+            settings,
+            dirty: true,
+            published: HashMap::new(),
+        }
+    }
+
+    /// Reads the settings again; reloads the fact sets when they or their files changed.
+    fn reload_settings(&mut self, init: &InitOptions) {
+        if self.kind == EnvKind::Loose {
+            return;
+        }
+        self.settings = EnvSettings::resolve(init, &self.root);
+        let (sets, errors) = facts::load_fact_sets(&self.settings.facts);
+        self.project.fact_sets = sets;
+        self.fact_errors = errors;
+        self.project.puppet = Some(puppet_version(self.settings.puppet));
+        self.project.invalidate_analysis();
+        self.dirty = true;
+    }
+
+    /// The role and layer a file that is not (yet) in the project would have: a hiera.yaml of
+    /// the environment or of one of its modules, or a data file under one of their datadirs.
+    fn classify(&self, path: &Path) -> Option<(FileRole, Layer)> {
+        if self.kind == EnvKind::Loose {
+            return None;
+        }
+        let mut layers: Vec<(PathBuf, Layer)> = Vec::new();
+        match self.kind {
+            EnvKind::Module => {
+                layers.push((
+                    self.root.clone(),
+                    Layer::Module(scan::module_name_of(&self.root)),
+                ));
+            }
+            _ => {
+                layers.push((self.root.clone(), Layer::Environment));
+                for mdir in scan::module_dirs(&self.root) {
+                    if let Ok(rel) = path.strip_prefix(&mdir) {
+                        if let Some(name) = rel.components().next() {
+                            let name = name.as_os_str().to_string_lossy().to_string();
+                            layers.push((mdir.join(&name), Layer::Module(name)));
+                        }
+                    }
+                }
+            }
+        }
+        for (dir, layer) in layers.into_iter().rev() {
+            if path.parent() == Some(dir.as_path())
+                && path.file_name().is_some_and(|n| n == "hiera.yaml")
+            {
+                return Some((FileRole::HieraConfig, layer));
+            }
+            if scan::is_data_extension(path)
+                && scan::datadirs_of(&dir).iter().any(|d| path.starts_with(d))
+            {
+                return Some((FileRole::Data, layer));
+            }
+        }
+        None
+    }
+
+    /// Puts a text in the project for `path` (an open buffer, or the disk content); returns
+    /// false when the file is not part of this project.
+    fn put(&mut self, path: &Path, bytes: &[u8]) -> bool {
+        let existing = self
+            .project
+            .file(path)
+            .map(|f| (f.role.clone(), f.layer.clone(), f.env_root.clone()));
+        let (role, layer, env_root) = match existing {
+            Some(x) => x,
+            None => match self.classify(path) {
+                Some((role, layer)) => (role, layer, Some(self.root.clone())),
+                None => return false,
+            },
+        };
+        self.project
+            .set_file(load_text(path, bytes, role, layer, env_root));
+        self.dirty = true;
+        true
+    }
+
+    /// Puts the disk content back for `path` (after its buffer closed or the disk changed), or
+    /// drops the file when it is gone.
+    fn revert_to_disk(&mut self, path: &Path) {
+        match std::fs::read(path) {
+            Ok(bytes) if bytes.len() as u64 <= scan::MAX_FILE_BYTES => {
+                self.put(path, &bytes);
+            }
+            _ => {
+                if self.project.remove_file(path).is_some() {
+                    self.dirty = true;
+                }
+            }
+        }
+    }
+
+    pub fn contains(&self, path: &Path) -> bool {
+        self.project.file(path).is_some()
+    }
+}
+
+/// Whether two diagnostics lists would be shown the same (same files and texts, spans and
+/// words): then the client need not be sent them again.
+fn same_diagnostics(a: &[Diagnostic], b: &[Diagnostic]) -> bool {
+    fn same_file(a: &Arc<SourceFile>, b: &Arc<SourceFile>) -> bool {
+        Arc::ptr_eq(a, b) || (a.path == b.path && a.text == b.text)
+    }
+    fn same_label(a: &Label, b: &Label) -> bool {
+        same_file(&a.file, &b.file) && a.span == b.span && a.message == b.message
+    }
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.rule.code == y.rule.code
+                && x.severity == y.severity
+                && x.message == y.message
+                && same_label(&x.primary, &y.primary)
+                && x.secondary.len() == y.secondary.len()
+                && x.secondary
+                    .iter()
+                    .zip(&y.secondary)
+                    .all(|(l, m)| same_label(l, m))
+                && x.notes == y.notes
+                && x.fix == y.fix
+        })
+}
+
+impl Workspace {
+    pub fn new(opts: WorkspaceOptions) -> Workspace {
+        Workspace {
+            rules: opts.rules,
+            init: opts.init,
+            roots: opts.roots,
+            enc: opts.encoding,
+            docs: HashMap::new(),
+            envs: BTreeMap::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        self.enc
+    }
+
+    /// The URI to use for a file: the client's own for an open buffer.
+    pub(crate) fn uri_for(&self, path: &Path) -> Uri {
+        match self.docs.get(path) {
+            Some(d) => d.uri.clone(),
+            None => uri::from_path(path),
+        }
+    }
+
+    /// Span ↔ position conversion for a file of a project (accounting for a byte order mark
+    /// the client's buffer keeps).
+    pub(crate) fn coords<'a>(&self, file: &'a SourceFile) -> Coords<'a> {
+        let bom = file.had_bom
+            && self
+                .docs
+                .get(&file.path)
+                .is_some_and(|d| d.text.starts_with('\u{feff}'));
+        Coords::new(file, self.enc, bom)
+    }
+
+    /// The environment holding an open buffer, and the buffer's loaded file.
+    pub(crate) fn file_of(&self, path: &Path) -> Option<(&Env, &LoadedFile)> {
+        let doc = self.docs.get(path)?;
+        let env = self.envs.get(&doc.env)?;
+        Some((env, env.project.file(path)?))
+    }
+
+    /// The environment key for a file, loading the environment when needed.
+    fn env_for(&mut self, path: &Path) -> PathBuf {
+        if let Some((key, _)) = self.envs.iter().find(|(_, e)| e.contains(path)) {
+            return key.clone();
+        }
+        let (root, kind) = discover(path, &self.roots);
+        if kind != EnvKind::Loose {
+            let env = self
+                .envs
+                .entry(root.clone())
+                .or_insert_with(|| Env::load(root.clone(), kind, &self.init));
+            if env.contains(path) || env.classify(path).is_some() {
+                return root;
+            }
+        }
+        // Checked alone, as `hieralint check <file>` does.
+        let key = path.to_path_buf();
+        self.envs
+            .entry(key.clone())
+            .or_insert_with(|| Env::load(key.clone(), EnvKind::Loose, &self.init));
+        key
+    }
+
+    /// `textDocument/didOpen`.
+    pub fn open(&mut self, path: &Path, uri: Uri, text: String, version: i32) {
+        let key = self.env_for(path);
+        if let Some(env) = self.envs.get_mut(&key) {
+            if !env.put(path, text.as_bytes()) && env.kind == EnvKind::Loose {
+                // A loose file that does not exist on disk yet: check the buffer alone.
+                let role = if path.file_name().is_some_and(|n| n == "hiera.yaml") {
+                    FileRole::HieraConfig
+                } else {
+                    FileRole::Loose
+                };
+                env.project.set_file(load_text(
+                    path,
+                    text.as_bytes(),
+                    role,
+                    Layer::Environment,
+                    None,
+                ));
+                env.scan_errors.retain(|e| e.path != path);
+                env.dirty = true;
+            }
+        }
+        self.docs.insert(
+            path.to_path_buf(),
+            Doc {
+                uri,
+                text,
+                version,
+                env: key,
+            },
+        );
+    }
+
+    /// `textDocument/didChange`: applies the changes to the buffer and re-parses it.
+    pub fn change(
+        &mut self,
+        path: &Path,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+    ) {
+        let enc = self.enc;
+        let Some(doc) = self.docs.get_mut(path) else {
+            return;
+        };
+        for c in changes {
+            text::apply_change(&mut doc.text, c.range, &c.text, enc);
+        }
+        doc.version = version;
+        if let Some(env) = self.envs.get_mut(&doc.env) {
+            env.put(path, doc.text.as_bytes());
+        }
+    }
+
+    /// `textDocument/didClose`: the disk content replaces the buffer; an environment with no
+    /// open buffer left is dropped (and its diagnostics cleared).
+    pub fn close(&mut self, path: &Path) {
+        let Some(doc) = self.docs.remove(path) else {
+            return;
+        };
+        let still_open = self.docs.values().any(|d| d.env == doc.env);
+        if still_open {
+            if let Some(env) = self.envs.get_mut(&doc.env) {
+                env.revert_to_disk(path);
+            }
+            return;
+        }
+        if let Some(env) = self.envs.remove(&doc.env) {
+            let mut paths: Vec<&PathBuf> = env.published.keys().collect();
+            paths.sort();
+            for p in paths {
+                self.pending.push(Publication {
+                    uri: if p == path {
+                        doc.uri.clone()
+                    } else {
+                        self.uri_for(p)
+                    },
+                    version: None,
+                    diagnostics: Vec::new(),
+                });
+            }
+        }
+    }
+
+    /// Files changed on disk (`workspace/didChangeWatchedFiles`, or a save): configuration and
+    /// fact sets are read again, hiera.yaml/environment.conf/metadata.json changes reload the
+    /// environment, data files are re-read unless they are open (the buffer wins).
+    pub fn files_changed(&mut self, changes: &[(PathBuf, FileChangeType)]) {
+        let mut seen = BTreeSet::new();
+        let mut reload: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut settings: BTreeSet<PathBuf> = BTreeSet::new();
+        for (path, kind) in changes {
+            if !seen.insert((path.clone(), format!("{kind:?}"))) {
+                continue;
+            }
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            for (key, env) in self.envs.iter_mut() {
+                if env.kind == EnvKind::Loose {
+                    if key == path && !self.docs.contains_key(path) {
+                        env.revert_to_disk(path);
+                    }
+                    continue;
+                }
+                let config_dir = path.parent().unwrap_or(path);
+                if name == CONFIG_FILE && env.root.starts_with(config_dir) {
+                    settings.insert(key.clone());
+                    continue;
+                }
+                if env.settings.facts.iter().any(|f| path.starts_with(f)) {
+                    settings.insert(key.clone());
+                }
+                if !path.starts_with(&env.root) {
+                    continue;
+                }
+                if matches!(name, "hiera.yaml" | "environment.conf" | "metadata.json") {
+                    reload.insert(key.clone());
+                    continue;
+                }
+                if self.docs.contains_key(path) || !scan::is_data_extension(path) {
+                    continue;
+                }
+                if *kind == FileChangeType::DELETED {
+                    if env.project.remove_file(path).is_some() {
+                        env.dirty = true;
+                    }
+                } else {
+                    env.revert_to_disk(path);
+                }
+            }
+        }
+        for key in reload {
+            self.reload_env(&key);
+        }
+        for key in settings {
+            if let Some(env) = self.envs.get_mut(&key) {
+                env.reload_settings(&self.init);
+            }
+        }
+    }
+
+    /// Loads an environment again from disk, keeping the open buffers and what the client was
+    /// sent.
+    fn reload_env(&mut self, key: &Path) {
+        let Some(old) = self.envs.remove(key) else {
+            return;
+        };
+        let mut env = Env::load(old.root.clone(), old.kind, &self.init);
+        env.published = old.published;
+        for (path, doc) in &self.docs {
+            if doc.env == key {
+                env.put(path, doc.text.as_bytes());
+            }
+        }
+        self.envs.insert(key.to_path_buf(), env);
+    }
+
+    /// The fact set paths of every loaded environment (to watch them).
+    pub fn fact_paths(&self) -> BTreeSet<PathBuf> {
+        self.envs
+            .values()
+            .flat_map(|e| e.settings.facts.iter().cloned())
+            .collect()
+    }
+
+    /// Whether an edit is waiting for [`Workspace::check`].
+    pub fn is_dirty(&self) -> bool {
+        !self.pending.is_empty() || self.envs.values().any(|e| e.dirty)
+    }
+
+    /// Runs the checks of every environment that changed and returns what to publish: every
+    /// file whose diagnostics changed (including files that no longer have any).
+    pub fn check(&mut self) -> Vec<Publication> {
+        let mut out = std::mem::take(&mut self.pending);
+        let keys: Vec<PathBuf> = self
+            .envs
+            .iter()
+            .filter(|(_, e)| e.dirty)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in keys {
+            let Some(env) = self.envs.get_mut(&key) else {
+                continue;
+            };
+            env.dirty = false;
+            let found = check::diagnose(
+                &env.project,
+                &env.scan_errors,
+                &env.fact_errors,
+                &self.rules,
+            );
+            let mut by_path: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
+            for d in found {
+                by_path
+                    .entry(d.primary.file.path.clone())
+                    .or_default()
+                    .push(d);
+            }
+            let old = std::mem::take(&mut env.published);
+            let mut changed: Vec<PathBuf> = by_path
+                .iter()
+                .filter(|(p, list)| !old.get(*p).is_some_and(|o| same_diagnostics(o, list)))
+                .map(|(p, _)| p.clone())
+                .collect();
+            changed.extend(old.keys().filter(|p| !by_path.contains_key(*p)).cloned());
+            changed.sort();
+            env.published = by_path;
+            let env = &self.envs[&key];
+            for path in changed {
+                let list = env.published.get(&path).map(Vec::as_slice).unwrap_or(&[]);
+                out.push(Publication {
+                    uri: self.uri_for(&path),
+                    version: self.docs.get(&path).map(|d| d.version),
+                    diagnostics: self.to_lsp_all(list),
+                });
+            }
+        }
+        out
+    }
+
+    fn to_lsp_all(&self, list: &[Diagnostic]) -> Vec<lsp_types::Diagnostic> {
+        let Some(first) = list.first() else {
+            return Vec::new();
+        };
+        let coords = self.coords(&first.primary.file);
+        list.iter().map(|d| self.to_lsp(d, &coords)).collect()
+    }
+
+    /// An LSP diagnostic for one of ours; `coords` are those of its primary file.
+    pub(crate) fn to_lsp(&self, d: &Diagnostic, coords: &Coords<'_>) -> lsp_types::Diagnostic {
+        let mut message = d.message.clone();
+        if !d.primary.message.is_empty() && d.primary.message != d.message {
+            message.push('\n');
+            message.push_str(&d.primary.message);
+        }
+        for n in &d.notes {
+            message.push_str("\nnote: ");
+            message.push_str(n);
+        }
+        let related: Vec<DiagnosticRelatedInformation> = d
+            .secondary
+            .iter()
+            .map(|l| DiagnosticRelatedInformation {
+                location: Location::new(
+                    self.uri_for(&l.file.path),
+                    self.coords(&l.file).range(l.span),
+                ),
+                message: if l.message.is_empty() {
+                    "related".to_string()
+                } else {
+                    l.message.clone()
+                },
+            })
+            .collect();
+        lsp_types::Diagnostic {
+            range: coords.range(d.primary.span),
+            severity: Some(match d.severity {
+                Severity::Error => DiagnosticSeverity::ERROR,
+                Severity::Warning => DiagnosticSeverity::WARNING,
+                Severity::Info => DiagnosticSeverity::INFORMATION,
+            }),
+            code: Some(NumberOrString::String(d.rule.code.to_string())),
+            code_description: d
+                .rule
+                .url()
+                .parse::<Uri>()
+                .ok()
+                .map(|href| lsp_types::CodeDescription { href }),
+            source: Some("hieralint".to_string()),
+            message,
+            related_information: (!related.is_empty()).then_some(related),
+            tags: None,
+            data: None,
+        }
+    }
+
+    /// The diagnostics last published for a file, with the environment they belong to.
+    pub(crate) fn published_for(&self, path: &Path) -> Option<(&Env, &[Diagnostic])> {
+        self.envs
+            .values()
+            .find_map(|e| e.published.get(path).map(|l| (e, l.as_slice())))
+    }
+
+    /// The range of a span of a file in the client's coordinates.
+    pub(crate) fn range_of(&self, file: &SourceFile, span: crate::span::Span) -> Range {
+        self.coords(file).range(span)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovery_skips_modules_of_an_environment() {
+        let root = std::env::temp_dir().join(format!("hieralint-discover-{}", std::process::id()));
+        let env = root.join("env");
+        std::fs::create_dir_all(env.join("data")).unwrap();
+        std::fs::create_dir_all(env.join("modules/ntp/data")).unwrap();
+        std::fs::create_dir_all(root.join("lone/data")).unwrap();
+        std::fs::write(env.join("hiera.yaml"), "version: 5\n").unwrap();
+        std::fs::write(env.join("modules/ntp/hiera.yaml"), "version: 5\n").unwrap();
+        std::fs::write(root.join("lone/metadata.json"), "{}").unwrap();
+        assert_eq!(
+            discover(&env.join("modules/ntp/data/common.yaml"), &[]),
+            (env.clone(), EnvKind::Environment)
+        );
+        assert_eq!(
+            discover(&env.join("data/common.yaml"), &[]),
+            (env.clone(), EnvKind::Environment)
+        );
+        assert_eq!(
+            discover(&root.join("lone/data/x.yaml"), &[]),
+            (root.join("lone"), EnvKind::Module)
+        );
+        // a bare data/ directory is an environment only inside a workspace folder
+        std::fs::create_dir_all(root.join("bare/data")).unwrap();
+        let bare = root.join("bare/data/common.yaml");
+        assert_eq!(discover(&bare, &[]), (bare.clone(), EnvKind::Loose));
+        assert_eq!(
+            discover(&bare, std::slice::from_ref(&root)),
+            (root.join("bare"), EnvKind::Environment)
+        );
+        let loose = Path::new("/nonexistent-hieralint/x.yaml");
+        assert_eq!(discover(loose, &[]), (loose.to_path_buf(), EnvKind::Loose));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
