@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::diag::{self, Diagnostic, Label};
 use crate::limits::Limits;
-use crate::project::{FileRole, Project};
+use crate::project::{FileRole, LoadedFile, Project};
 use crate::render::Summary;
 use crate::rules::{self, Rule, Sink};
 use crate::scan::{self, ScanError};
@@ -53,24 +53,25 @@ fn scan_error_diagnostic(e: &ScanError) -> Diagnostic {
     }
 }
 
-/// Runs the rules over a loaded project.
-pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
-    let per_file: Vec<Vec<Diagnostic>> = project
-        .files
-        .par_iter()
-        .map(|file| {
-            let mut sink = Sink::default();
-            for rule in enabled {
-                match file.role {
-                    FileRole::HieraConfig => rule.check_hiera_config(project, file, &mut sink),
-                    FileRole::Data | FileRole::Loose => {
-                        rule.check_data_file(project, file, &mut sink)
-                    }
-                }
-            }
-            sink.diagnostics
-        })
-        .collect();
+/// The per-file phases of `enabled` for one file: `check_hiera_config` for a hiera.yaml,
+/// `check_data_file` for the others.
+pub fn run_file_rules(
+    project: &Project,
+    file: &LoadedFile,
+    enabled: &[&'static dyn Rule],
+) -> Vec<Diagnostic> {
+    let mut sink = Sink::default();
+    for rule in enabled {
+        match file.role {
+            FileRole::HieraConfig => rule.check_hiera_config(project, file, &mut sink),
+            FileRole::Data | FileRole::Loose => rule.check_data_file(project, file, &mut sink),
+        }
+    }
+    sink.diagnostics
+}
+
+/// The project phase (`check_project`) of `enabled`, in parallel.
+pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
     let per_project: Vec<Vec<Diagnostic>> = enabled
         .par_iter()
         .map(|rule| {
@@ -79,7 +80,18 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
             sink.diagnostics
         })
         .collect();
-    let mut all: Vec<Diagnostic> = per_file.into_iter().chain(per_project).flatten().collect();
+    per_project.into_iter().flatten().collect()
+}
+
+/// Runs the rules over a loaded project.
+pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
+    let per_file: Vec<Vec<Diagnostic>> = project
+        .files
+        .par_iter()
+        .map(|file| run_file_rules(project, file, enabled))
+        .collect();
+    let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
+    all.extend(run_project_rules(project, enabled));
     diag::sort_and_dedup(&mut all);
     all
 }
@@ -113,8 +125,19 @@ pub fn diagnose(
     enabled: &[&'static dyn Rule],
 ) -> Vec<Diagnostic> {
     let mut diagnostics = run_rules(project, enabled);
-    diagnostics.extend(scan_errors.iter().map(scan_error_diagnostic));
-    diagnostics.extend(fact_errors.iter().map(|e| {
+    diagnostics.extend(own_diagnostics(scan_errors, fact_errors));
+    diag::sort_and_dedup(&mut diagnostics);
+    diagnostics
+}
+
+/// hieralint's own findings beside the rules': files the scanner could not read (H008) and fact
+/// set files that hold no usable facts (H905).
+pub fn own_diagnostics(
+    scan_errors: &[ScanError],
+    fact_errors: &[crate::facts::FactsError],
+) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = scan_errors.iter().map(scan_error_diagnostic).collect();
+    out.extend(fact_errors.iter().map(|e| {
         let file = std::sync::Arc::new(SourceFile::from_bytes(
             e.path.clone(),
             &std::fs::read(&e.path).unwrap_or_default(),
@@ -126,8 +149,7 @@ pub fn diagnose(
             e.message.clone(),
         )
     }));
-    diag::sort_and_dedup(&mut diagnostics);
-    diagnostics
+    out
 }
 
 pub fn check(opts: &CheckOptions) -> CheckResult {

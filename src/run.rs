@@ -150,6 +150,51 @@ pub fn enabled_codes(opts: &RunOptions, known: &[&'static RuleMeta]) -> BTreeSet
         .collect()
 }
 
+/// What becomes of the findings of the rules over a project: the findings of rules that are
+/// off are dropped, inline suppressions apply (they see every finding, so a directive is "used"
+/// even when configuration would also silence the finding), then the configured levels, then
+/// `per-file-ignores`. Returns what is reported and what inline directives silenced. [`run`]
+/// and the language server share it.
+pub fn settle(
+    project: &Project,
+    mut found: Vec<Diagnostic>,
+    settings: &Settings,
+    known: &[&'static RuleMeta],
+    enabled: &BTreeSet<&'static str>,
+) -> (Vec<Diagnostic>, Vec<Suppressed>) {
+    found.retain(|d| enabled.contains(d.rule.code));
+    let outcome = suppress::apply(
+        project,
+        found,
+        &suppress::Context {
+            known,
+            enabled,
+            // a blanket directive may be for any rule that can be suppressed: it can only be
+            // called unused when all of them ran
+            check_blanket: known
+                .iter()
+                .filter(|m| m.suppressible)
+                .all(|m| enabled.contains(m.code)),
+        },
+    );
+    let mut all = outcome.kept;
+    all.extend(
+        outcome
+            .directive_diagnostics
+            .into_iter()
+            .filter(|d| enabled.contains(d.rule.code)),
+    );
+    for d in &mut all {
+        d.severity = settings.severity_for(d.rule, d.severity);
+    }
+    let mut inline_suppressed = outcome.suppressed;
+    for s in &mut inline_suppressed {
+        s.diagnostic.severity = settings.severity_for(s.diagnostic.rule, s.diagnostic.severity);
+    }
+    all.retain(|d| !settings.is_ignored_for_file(&d.primary.file.path, d.rule));
+    (all, inline_suppressed)
+}
+
 /// Runs the checks once.
 pub fn run(opts: &RunOptions) -> RunResult {
     let known = opts.known();
@@ -200,44 +245,8 @@ pub fn run(opts: &RunOptions) -> RunResult {
         puppet: opts.puppet,
         ..check::CheckOptions::default()
     };
-    let mut found = check::check_loaded(&mut project, &scanned.errors, &to_run, &check_opts);
-    found.retain(|d| enabled.contains(d.rule.code));
-
-    let outcome = suppress::apply(
-        &project,
-        found,
-        &suppress::Context {
-            known: &known,
-            enabled: &enabled,
-            // a blanket directive may be for any rule that can be suppressed: it can only be
-            // called unused when all of them ran
-            check_blanket: known
-                .iter()
-                .filter(|m| m.suppressible)
-                .all(|m| enabled.contains(m.code)),
-        },
-    );
-    let mut all = outcome.kept;
-    all.extend(
-        outcome
-            .directive_diagnostics
-            .into_iter()
-            .filter(|d| enabled.contains(d.rule.code)),
-    );
-    for d in &mut all {
-        d.severity = opts.settings.severity_for(d.rule, d.severity);
-    }
-    let mut inline_suppressed = outcome.suppressed;
-    for s in &mut inline_suppressed {
-        s.diagnostic.severity = opts
-            .settings
-            .severity_for(s.diagnostic.rule, s.diagnostic.severity);
-    }
-    all.retain(|d| {
-        !opts
-            .settings
-            .is_ignored_for_file(&d.primary.file.path, d.rule)
-    });
+    let found = check::check_loaded(&mut project, &scanned.errors, &to_run, &check_opts);
+    let (mut all, inline_suppressed) = settle(&project, found, &opts.settings, &known, &enabled);
 
     // the reporting scope: the stdin file, or the file arguments
     let scope: Option<BTreeSet<PathBuf>> = match &stdin_id {

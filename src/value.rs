@@ -75,8 +75,9 @@ pub enum NodeKind {
     Map(Mapping),
 }
 
-/// A scalar: its resolved value (as Psych/JSON/HOCON gives it), its style, and the span of its
-/// value text (for quoted scalars: inside the quotes).
+/// A scalar: its resolved value (as Psych/JSON/HOCON gives it), its style and its text. The
+/// node's span covers the scalar as written: a quoted scalar's quotes are included (a diagnostic
+/// on a key underlines the key with its quotes), a block scalar runs from its `|`/`>` indicator.
 #[derive(Clone, Debug)]
 pub struct Scalar {
     pub value: Value,

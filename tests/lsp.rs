@@ -575,6 +575,25 @@ fn configuration_and_fact_sets_are_reloaded_when_they_change_on_disk() {
     assert!(md.contains("_No fact sets configured"), "{md}");
     assert!(md.contains("**no facts**"), "{md}");
     assert!(!md.contains("bob"), "{md}");
+    // In a node's file: also the node its name implies (`trusted.certname` = web01.example.com).
+    let node = env.join("data/nodes/web01.example.com.yaml");
+    c.open(&node, 1);
+    let md = c.hover(&node, 1, 3)["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let implied = md
+        .find("**implied by data/nodes/web01.example.com.yaml**")
+        .expect(&md);
+    assert!(
+        md[implied..].contains("alice:\n  uid: 1001\nbob:\n  uid: 1002"),
+        "{md}"
+    );
+    assert!(!md[..implied].contains("bob"), "{md}");
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&node)}}),
+    );
     // The server asked to watch the configuration files.
     let first = c.server_requests[0].clone();
     assert_eq!(first["method"], "client/registerCapability");
@@ -700,8 +719,89 @@ fn configuration_and_fact_sets_are_reloaded_when_they_change_on_disk() {
     assert_eq!(c.finish().code(), Some(0));
 }
 
-/// A rule for the in-process test below: plain `on` values, with a fix that quotes them.
-mod quote_on {
+#[test]
+fn configuration_and_inline_suppressions_apply_as_in_check() {
+    let env = temp_env("settings");
+    let config = env.join(".hieralint.yaml");
+    std::fs::write(
+        &config,
+        "rules:\n  yaml11-implicit-type: error\n  bogus-rule: warn\n",
+    )
+    .unwrap();
+    let file = env.join("data/os/RedHat.yaml");
+    std::fs::write(
+        &file,
+        "---\nflag: on # hieralint: ignore[yaml11-implicit-type] meant as a boolean\nother: off\n",
+    )
+    .unwrap();
+    let (mut c, _) = Client::start(&env, with_facts(), json!({}));
+    c.open(&file, 1);
+    // the unknown rule in the configuration is reported on the configuration file
+    let d = c.diagnostics_for(&config);
+    assert_eq!(d["diagnostics"][0]["code"], "H903");
+    assert_eq!(d["diagnostics"][0]["range"], range(2, 2, 2, 12));
+    // the level from the configuration, and the inline suppression on line 1
+    let d = c.diagnostics_for(&file);
+    let diags = d["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 1, "{d}");
+    assert_eq!(diags[0]["code"], "H005");
+    assert_eq!(diags[0]["severity"], 1);
+    assert_eq!(diags[0]["range"], range(2, 7, 2, 10));
+    // removing the directive while typing brings the finding back
+    c.change(&file, 2, json!([{"range": range(1, 8, 1, 69), "text": ""}]));
+    let d = c.diagnostics_for(&file);
+    let lines: Vec<&Value> = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["range"]["start"]["line"])
+        .collect();
+    assert_eq!(lines, [1, 2], "{d}");
+    // `rules: {yaml11-implicit-type: off}` turns the rule off once the file changes on disk
+    std::fs::write(&config, "rules:\n  yaml11-implicit-type: off\n").unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&config), "type": 2}]}),
+    );
+    assert_eq!(c.diagnostics_for(&file)["diagnostics"], json!([]));
+    assert_eq!(c.diagnostics_for(&config)["diagnostics"], json!([]));
+    assert_eq!(c.finish().code(), Some(0));
+}
+
+#[test]
+fn a_file_outside_any_environment_is_checked_alone() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lsp-loose-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("loose.yaml");
+    std::fs::write(&file, "---\nflag: on\n").unwrap();
+    let (mut c, _) = Client::start(&dir, json!({}), json!({}));
+    c.open(&file, 1);
+    let d = c.diagnostics_for(&file);
+    assert_eq!(d["diagnostics"][0]["code"], "H005");
+    assert_eq!(d["diagnostics"][0]["range"], range(1, 6, 1, 8));
+    // a buffer that is not on disk yet
+    let new = dir.join("new.yaml");
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&new), "languageId": "yaml", "version": 1,
+               "text": "a: 1\na: 2\n"}}),
+    );
+    let d = c.diagnostics_for(&new);
+    assert_eq!(d["diagnostics"][0]["code"], "H002", "{d}");
+    // closing it clears its diagnostics
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&new)}}),
+    );
+    assert_eq!(c.diagnostics_for(&new)["diagnostics"], json!([]));
+    assert_eq!(c.finish().code(), Some(0));
+}
+
+/// A rule for the in-process test below: plain `on` (fixed to `true`, the same data) and plain
+/// `yes` (with a wrong fix, `'yes'`, that changes the data and must not be offered).
+mod plain_on {
     use hieralint::diag::{Diagnostic, Fix};
     use hieralint::project::{LoadedFile, Project};
     use hieralint::rules::{Category, Rule, RuleMeta, Sink};
@@ -709,16 +809,16 @@ mod quote_on {
 
     pub static META: RuleMeta = RuleMeta {
         code: "T001",
-        name: "test-quote-on",
+        name: "test-plain-on",
         category: Category::Style,
-        summary: "a plain `on`",
+        summary: "a plain `on` or `yes`",
         doc: "",
         suppressible: true,
     };
 
-    pub struct QuoteOn;
+    pub struct PlainOn;
 
-    impl Rule for QuoteOn {
+    impl Rule for PlainOn {
         fn meta(&self) -> &'static RuleMeta {
             &META
         }
@@ -727,13 +827,18 @@ mod quote_on {
             let mut stack: Vec<&Node> = file.doc.root.iter().collect();
             while let Some(n) = stack.pop() {
                 match &n.kind {
-                    NodeKind::Scalar(s) if s.style == ScalarStyle::Plain && &*s.text == "on" => {
+                    NodeKind::Scalar(s) if s.style == ScalarStyle::Plain => {
+                        let (replacement, title) = match &*s.text {
+                            "on" => ("true", "Write `true`"),
+                            "yes" => ("'yes'", "Quote `yes`"),
+                            _ => continue,
+                        };
                         sink.report(
-                            Diagnostic::new(&META, &file.source, n.span, "plain `on` is true")
+                            Diagnostic::new(&META, &file.source, n.span, "a plain boolean word")
                                 .with_fix(Fix {
                                     span: n.span,
-                                    replacement: "'on'".into(),
-                                    title: "Quote `on`".into(),
+                                    replacement: replacement.into(),
+                                    title: title.into(),
                                 }),
                         );
                     }
@@ -749,15 +854,19 @@ mod quote_on {
 /// Code actions, through the server's message loop in this process (so that a rule with a fix
 /// can be plugged in): real JSON-RPC messages over an in-memory connection.
 #[test]
-fn code_actions_apply_the_fixes_of_diagnostics() {
+fn code_actions_offer_only_fixes_that_keep_the_data() {
     use lsp_server::{Connection, Message, Notification, Request, RequestId};
 
     let env = temp_env("actions");
     let file = env.join("data/os/Debian.yaml");
-    std::fs::write(&file, "---\nprofile::base::ntp:\n  - x\n# é😀\nflag: on\n").unwrap();
+    std::fs::write(
+        &file,
+        "---\nprofile::base::ntp:\n  - x\n# é😀\nflag: on\nother: yes\nthird: on\n",
+    )
+    .unwrap();
     let (server, client) = Connection::memory();
     let handle =
-        std::thread::spawn(move || hieralint::server::serve(&server, vec![&quote_on::QuoteOn]));
+        std::thread::spawn(move || hieralint::server::serve(&server, vec![&plain_on::PlainOn]));
     let mut id = 0;
     let mut request = |method: &str, params: Value| -> Value {
         id += 1;
@@ -797,49 +906,127 @@ fn code_actions_apply_the_fixes_of_diagnostics() {
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri(&file), "languageId": "yaml", "version": 1, "text": text}}),
     );
-    let actions = request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(&file)}, "range": range(4, 7, 4, 7),
-               "context": {"diagnostics": []}}),
-    );
-    let edit = json!({"changes": {uri(&file): [{"range": range(4, 6, 4, 8), "newText": "'on'"}]}});
-    assert_eq!(actions[0]["title"], "Quote `on`");
+    let actions_at = |request: &mut dyn FnMut(&str, Value) -> Value, r: Value, only: Value| {
+        let mut context = json!({"diagnostics": []});
+        if !only.is_null() {
+            context["only"] = only;
+        }
+        request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&file)}, "range": r, "context": context}),
+        )
+    };
+    let actions = actions_at(&mut request, range(4, 7, 4, 7), json!(["quickfix"]));
+    assert_eq!(actions.as_array().unwrap().len(), 1, "{actions}");
+    assert_eq!(actions[0]["title"], "Write `true`");
     assert_eq!(actions[0]["kind"], "quickfix");
     assert_eq!(actions[0]["isPreferred"], true);
-    assert_eq!(actions[0]["edit"], edit);
+    assert_eq!(
+        actions[0]["edit"],
+        json!({"changes": {uri(&file): [{"range": range(4, 6, 4, 8), "newText": "true"}]}})
+    );
     assert_eq!(actions[0]["diagnostics"][0]["code"], "T001");
-    assert_eq!(actions.as_array().unwrap().len(), 1);
-    // elsewhere, or for other kinds: nothing
-    let none = request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(&file)}, "range": range(1, 0, 1, 3),
-               "context": {"diagnostics": []}}),
-    );
+    // `'yes'` is a String where `yes` was a Boolean: that fix is not offered
+    let none = actions_at(&mut request, range(5, 8, 5, 8), json!(["quickfix"]));
     assert_eq!(none, json!([]));
-    let refactor = request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(&file)}, "range": range(4, 7, 4, 7),
-               "context": {"diagnostics": [], "only": ["refactor"]}}),
+    // nothing fixable on line 1, nothing of other kinds
+    assert_eq!(
+        actions_at(&mut request, range(1, 0, 1, 3), json!(["quickfix"])),
+        json!([])
     );
-    assert_eq!(refactor, json!([]));
+    // without `only`: the quick fix, and (two safe fixes in the file) the fix-all action
+    let menu = actions_at(&mut request, range(4, 7, 4, 7), Value::Null);
+    let kinds: Vec<&Value> = menu
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["kind"])
+        .collect();
+    assert_eq!(kinds, ["quickfix", "source.fixAll"]);
+    assert_eq!(
+        actions_at(&mut request, range(4, 7, 4, 7), json!(["refactor"])),
+        json!([])
+    );
+    // all of the file's safe fixes at once, when asked for `source` actions
+    let all = actions_at(&mut request, range(0, 0, 0, 0), json!(["source"]));
+    assert_eq!(all.as_array().unwrap().len(), 1, "{all}");
+    assert_eq!(all[0]["kind"], "source.fixAll");
+    assert_eq!(
+        all[0]["edit"],
+        json!({"changes": {uri(&file): [{"range": range(0, 0, 7, 0),
+            "newText": "---\nprofile::base::ntp:\n  - x\n# é😀\nflag: true\nother: yes\nthird: true\n"}]}})
+    );
     // After an edit that moves it (a multi-byte prefix on the line), the fix follows.
     notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri(&file), "version": 2},
                "contentChanges": [{"range": range(4, 0, 4, 0), "text": "x😀: 1\n"}]}),
     );
-    let actions = request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(&file)}, "range": range(5, 0, 5, 8),
-               "context": {"diagnostics": []}}),
-    );
+    let actions = actions_at(&mut request, range(5, 0, 5, 8), json!(["quickfix"]));
     assert_eq!(
         actions[0]["edit"],
-        json!({"changes": {uri(&file): [{"range": range(5, 6, 5, 8), "newText": "'on'"}]}})
+        json!({"changes": {uri(&file): [{"range": range(5, 6, 5, 8), "newText": "true"}]}})
     );
     request("shutdown", Value::Null);
     notify("exit", Value::Null);
     assert_eq!(handle.join().unwrap(), Ok(true));
+}
+
+#[test]
+fn code_actions_offer_the_rules_fixes_over_stdio() {
+    let env = temp_env("actions-stdio");
+    let file = env.join("data/os/RedHat.yaml");
+    std::fs::write(&file, "---\nurl: http://%{facts.os.family}/é😀\nflag: on\n").unwrap();
+    let (mut c, _) = Client::start(&env, with_facts(), json!({}));
+    c.open(&file, 1);
+    let d = c.diagnostics_for(&file);
+    println!("{d}");
+    let codes: Vec<&Value> = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["code"])
+        .collect();
+    assert_eq!(codes, ["H006", "H005"]);
+    // the whole value, in UTF-16 columns (`é` 1 unit, `😀` 2)
+    assert_eq!(d["diagnostics"][0]["range"], range(1, 5, 1, 34));
+    assert_eq!(d["diagnostics"][1]["range"], range(2, 6, 2, 8));
+    let params = |r: Value, only: Value| {
+        json!({"textDocument": {"uri": uri(&file)}, "range": r,
+               "context": {"diagnostics": [], "only": only}})
+    };
+    let a = c.request(
+        "textDocument/codeAction",
+        params(range(1, 10, 1, 10), json!(["quickfix"])),
+    );
+    println!("{a}");
+    assert_eq!(a.as_array().unwrap().len(), 1, "{a}");
+    assert_eq!(a[0]["kind"], "quickfix");
+    assert_eq!(a[0]["diagnostics"][0]["code"], "H006");
+    let edit = a[0]["edit"]["changes"][uri(&file)].clone();
+    assert_eq!(
+        edit,
+        json!([{"range": range(1, 5, 1, 34), "newText": "'http://%{facts.os.family}/é😀'"}])
+    );
+    let all = c.request(
+        "textDocument/codeAction",
+        params(range(0, 0, 0, 0), json!(["source.fixAll"])),
+    );
+    assert_eq!(
+        all[0]["edit"]["changes"][uri(&file)][0]["newText"],
+        "---\nurl: 'http://%{facts.os.family}/é😀'\nflag: true\n"
+    );
+    // The editor applies the quick fix: that diagnostic goes, the other stays.
+    c.change(
+        &file,
+        2,
+        json!([{"range": edit[0]["range"], "text": edit[0]["newText"]}]),
+    );
+    let d = c.diagnostics_for(&file);
+    assert_eq!(d["version"], 2);
+    assert_eq!(d["diagnostics"].as_array().unwrap().len(), 1, "{d}");
+    assert_eq!(d["diagnostics"][0]["code"], "H005");
+    assert_eq!(c.finish().code(), Some(0));
 }
 
 /// The Neovim configuration of docs/editors.md, for real: headless Neovim starts

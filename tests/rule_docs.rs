@@ -2,9 +2,9 @@
 //! rule report at least one diagnostic, every ```` ```yaml,passes ```` block none.
 //!
 //! A block whose first line is a comment naming a path (`# modules/ntp/data/common.yaml`) is
-//! written there inside a temporary environment; otherwise it is `data/common.yaml`. The
-//! environment gets a default v5 `hiera.yaml` (and each module one) unless the example is
-//! itself a `hiera.yaml`. A ```` ```json,facts ```` block is a fact set for the example that
+//! written there inside a temporary environment; otherwise it is `data/common.yaml`. A later
+//! line that is only `# <path>` starts another file of the same example. The environment gets
+//! a default v5 `hiera.yaml` (and each module one) unless the example writes it. A ```` ```json,facts ```` block is a fact set for the example that
 //! follows it (written to the environment's `facts/`, which the harness passes as `--facts`).
 
 mod support;
@@ -53,6 +53,34 @@ fn place(body: &str) -> (String, String) {
     }
 }
 
+/// A later line that is only `# <path>` (a path ending in a data extension) starts another
+/// file of the same example, for rules about several files (merges across levels).
+fn file_start(line: &str) -> Option<&str> {
+    let p = line.strip_prefix("# ")?;
+    let ok = !p.is_empty()
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c))
+        && [".yaml", ".yml", ".json", ".eyaml", ".conf"]
+            .iter()
+            .any(|e| p.ends_with(e));
+    ok.then_some(p)
+}
+
+/// The files of an example: the first placed by [`place`], each later `# <path>` line starting
+/// another.
+fn files(body: &str) -> Vec<(String, String)> {
+    let mut chunks: Vec<String> = vec![String::new()];
+    for (i, l) in body.lines().enumerate() {
+        if i > 0 && file_start(l).is_some() {
+            chunks.push(String::new());
+        }
+        let last = chunks.last_mut().unwrap();
+        last.push_str(l);
+        last.push('\n');
+    }
+    chunks.iter().map(|c| place(c)).collect()
+}
+
 #[test]
 fn rule_page_examples_behave_as_labelled() {
     let mut checked = 0;
@@ -60,19 +88,23 @@ fn rule_page_examples_behave_as_labelled() {
         let m = rule.meta();
         for (i, (fails, body, facts)) in examples(m.doc).into_iter().enumerate() {
             let env = TempDir::new(&format!("doc-{}-{i}", m.name));
-            let (path, text) = place(&body);
-            env.write(&path, &text);
+            let placed = files(&body);
+            for (path, text) in &placed {
+                env.write(path, text);
+            }
             for (n, f) in facts.iter().enumerate() {
                 env.write(&format!("facts/{n}.json"), f);
             }
-            if path != "hiera.yaml" && !env.0.join("hiera.yaml").exists() {
-                env.write("hiera.yaml", DEFAULT_HIERA);
-            }
-            if let Some(rest) = path.strip_prefix("modules/") {
-                let module = rest.split('/').next().unwrap();
-                let cfg = format!("modules/{module}/hiera.yaml");
-                if path != cfg {
-                    env.write(&cfg, DEFAULT_HIERA);
+            for (path, _) in &placed {
+                if path != "hiera.yaml" && !env.0.join("hiera.yaml").exists() {
+                    env.write("hiera.yaml", DEFAULT_HIERA);
+                }
+                if let Some(rest) = path.strip_prefix("modules/") {
+                    let module = rest.split('/').next().unwrap();
+                    let cfg = format!("modules/{module}/hiera.yaml");
+                    if !env.0.join(&cfg).exists() {
+                        env.write(&cfg, DEFAULT_HIERA);
+                    }
                 }
             }
             let diags = check_with_rule(&env.0, m.name);

@@ -71,6 +71,7 @@ rule_tests! {
     ruby_symbol_value => "ruby-symbol-value",
     invalid_hiera_config => "invalid-hiera-config",
     interpolation_method_in_hiera_config => "interpolation-method-in-hiera-config",
+    unreachable_data_file => "unreachable-data-file",
     interpolation_syntax_error => "interpolation-syntax-error",
     unknown_interpolation_method => "unknown-interpolation-method",
     alias_not_entire_string => "alias-not-entire-string",
@@ -78,4 +79,10 @@ rule_tests! {
     interpolation_loop => "interpolation-loop",
     legacy_fact => "legacy-fact",
     undefined_variable => "undefined-variable",
+    lookup_options_outside_namespace => "lookup-options-outside-namespace",
+    key_outside_module_namespace => "key-outside-module-namespace",
+    invalid_lookup_options_regex => "invalid-lookup-options-regex",
+    unanchored_lookup_options_pattern => "unanchored-lookup-options-pattern",
+    invalid_merge_behavior => "invalid-merge-behavior",
+    merge_type_mismatch => "merge-type-mismatch",
 }

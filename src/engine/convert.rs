@@ -251,8 +251,11 @@ fn raised(key: &str, msg: &str) -> LookupError {
     ))
 }
 
-/// Applies `convert_to` (`[Type, *args]`) to a found value.
-pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, LookupError> {
+/// The checks `convert_to` makes before it looks at the value: the type string parses, names a
+/// type Puppet knows, and is given at all (recorded: lopts/convert-to `to_bad_type`,
+/// `to_unknown_type`). Returns the type's name. `key` is the looked-up key, as Puppet's
+/// messages name it.
+pub fn check_convert_to(key: &str, args: &[Value]) -> Result<String, LookupError> {
     let ty = match args.first() {
         Some(Value::String(s)) => parse_type(s).map_err(|msg| {
             LookupError::lookup(format!(
@@ -270,7 +273,6 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
         }
         None => return Err(raised(key, "'new' expects at least 1 argument, got none")),
     };
-    let rest = &args[1..];
     let TypeExpr::Type { name, .. } = &ty else {
         return Err(raised(key, "'new' expects a Type value"));
     };
@@ -283,6 +285,13 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
             ),
         ));
     }
+    Ok(name.clone())
+}
+
+/// Applies `convert_to` (`[Type, *args]`) to a found value.
+pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, LookupError> {
+    let name = check_convert_to(key, args)?;
+    let rest = &args[1..];
     let new_err = |m: String| raised(key, &format!("'new' {m}"));
     match name.as_str() {
         "Array" => {

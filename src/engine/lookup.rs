@@ -2186,7 +2186,7 @@ fn uri_ok(s: &str) -> bool {
 /// `lookup_options[name]` on a key's options entry, with Ruby's `[]` on whatever it is:
 /// a Hash gives the entry, a String a substring match (`'unmerged'['merge']` is `merge`),
 /// an Array or Integer a TypeError, other scalars a NoMethodError (recorded: lopts/entry-shapes).
-fn option_entry_get(entry: Option<&Value>, name: &str) -> R<Option<Value>> {
+pub(crate) fn option_entry_get(entry: Option<&Value>, name: &str) -> R<Option<Value>> {
     match entry {
         None => Ok(None),
         Some(Value::Hash(h)) => Ok(h
@@ -2224,7 +2224,6 @@ fn validate_lookup_options(options: Option<Value>, module: Option<&str>) -> R<Op
     let Some(m) = module else {
         return Ok(Some(options.clone()));
     };
-    let pfx = format!("{m}::");
     for k in h.keys() {
         let Value::String(k) = k else {
             return Err(no_method(
@@ -2233,24 +2232,36 @@ fn validate_lookup_options(options: Option<Value>, module: Option<&str>) -> R<Op
                 "      if key.start_with?(LOOKUP_OPTIONS_PATTERN_START)",
             ));
         };
-        if k.starts_with('^') {
-            // key[1..pfx.length] == pfx
-            let ok = k.get(1..).is_some_and(|rest| {
-                let taken: String = rest.chars().take(pfx.chars().count()).collect();
-                taken == pfx
-            });
-            if !ok {
-                return Err(LookupError::lookup(format!(
-                    "all lookup_options patterns must match a key starting with module name '{m}'"
-                )));
-            }
-        } else if !k.starts_with(&pfx) {
-            return Err(LookupError::lookup(format!(
-                "all lookup_options keys must start with module name '{m}'"
-            )));
+        if let Some(e) = module_lookup_options_key_error(m, k) {
+            return Err(e);
         }
     }
     Ok(Some(options.clone()))
+}
+
+/// The error `validate_lookup_options` raises for one key of module `m`'s lookup_options, if
+/// any (§2.5): a literal key must start with `m::`; a pattern (`^...`) must have `m::` as the
+/// very text after its `^` (`key[1..pfx.length] == pfx`), so `^(m)::x` and `^m\:\:x` fail.
+pub(crate) fn module_lookup_options_key_error(m: &str, k: &str) -> Option<LookupError> {
+    let pfx = format!("{m}::");
+    if k.starts_with('^') {
+        // key[1..pfx.length] == pfx
+        let ok = k.get(1..).is_some_and(|rest| {
+            let taken: String = rest.chars().take(pfx.chars().count()).collect();
+            taken == pfx
+        });
+        (!ok).then(|| {
+            LookupError::lookup(format!(
+                "all lookup_options patterns must match a key starting with module name '{m}'"
+            ))
+        })
+    } else if !k.starts_with(&pfx) {
+        Some(LookupError::lookup(format!(
+            "all lookup_options keys must start with module name '{m}'"
+        )))
+    } else {
+        None
+    }
 }
 
 /// `compile_patterns`: literal keys and `^`-patterns (Ruby regexes).

@@ -214,6 +214,11 @@ static REGEXES: LazyLock<RegexCache> = LazyLock::new(|| Mutex::new(HashMap::new(
 
 /// Compiles `source` as Ruby's `Regexp.compile(source)` would, once per distinct source.
 /// The error is Ruby's `RegexpError` message: `<reason>: /<source>/`.
+///
+/// Ruby's engine is Onigmo; the onig crate binds Oniguruma, which reads a few constructs
+/// differently. [`onigmo_source`] rewrites what Onigmo accepts and Oniguruma refuses, and
+/// raises Onigmo's errors for what Onigmo refuses and Oniguruma accepts; messages that differ
+/// are given in Onigmo's wording (every case recorded with Ruby 3.1: see the tests).
 pub fn ruby_regex(source: &str) -> Result<Arc<Regex>, LookupError> {
     let mut cache = REGEXES.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(r) = cache.get(source) {
@@ -221,15 +226,342 @@ pub fn ruby_regex(source: &str) -> Result<Arc<Regex>, LookupError> {
             .clone()
             .map_err(|m| LookupError::new(ErrorKind::Regexp, m));
     }
-    let compiled = Regex::with_options(source, ruby_options(), Syntax::ruby())
-        .map(Arc::new)
-        .map_err(|e| format!("{}: /{}/", e.description(), source));
+    let compiled = match onigmo_source(source) {
+        Err(reason) => Err(format!("{reason}: /{source}/")),
+        Ok(src) => Regex::with_options(&src, ruby_options(), Syntax::ruby())
+            .map(Arc::new)
+            .map_err(|e| format!("{}: /{}/", onigmo_reason(e.description()), source)),
+    };
     // Bound the cache: patterns come from data and a pathological repository could hold many.
     if cache.len() > 4096 {
         cache.clear();
     }
     cache.insert(source.to_string(), compiled.clone());
     compiled.map_err(|m| LookupError::new(ErrorKind::Regexp, m))
+}
+
+/// Onigmo's wording where Oniguruma's differs.
+fn onigmo_reason(oniguruma: &str) -> &str {
+    match oniguruma {
+        // `/^\\/`: Ruby 3.1 says `too short escape sequence`.
+        "end pattern at escape" => "too short escape sequence",
+        other => other,
+    }
+}
+
+/// What the atom before a quantifier is.
+#[derive(Clone, Copy, PartialEq)]
+enum Atom {
+    /// `^`, `$`, `\A`, `\z`, `\Z`, `\b`, `\B`, `\G`.
+    Anchor,
+    /// A look-ahead or look-behind group.
+    Look,
+    /// An option-only group such as `(?i)`: not a repeat target.
+    OptionOnly,
+    Other,
+}
+
+/// A quantifier at `chars[i]`: its length in chars and its minimum and maximum counts
+/// (`None`: unbounded). `None` when the text is not a quantifier (a `{` that is no interval).
+fn quantifier_at(chars: &[char], i: usize) -> Option<(usize, u64, Option<u64>)> {
+    match chars.get(i)? {
+        '*' => Some((1, 0, None)),
+        '+' => Some((1, 1, None)),
+        '?' => Some((1, 0, Some(1))),
+        '{' => {
+            // `{n}`, `{n,}`, `{,m}`, `{n,m}` (Onigmo also reads `{,m}`); anything else is a
+            // literal brace.
+            let mut j = i + 1;
+            let mut lo = String::new();
+            while let Some(c) = chars.get(j).filter(|c| c.is_ascii_digit()) {
+                lo.push(*c);
+                j += 1;
+            }
+            let mut hi: Option<String> = None;
+            if chars.get(j) == Some(&',') {
+                j += 1;
+                let mut h = String::new();
+                while let Some(c) = chars.get(j).filter(|c| c.is_ascii_digit()) {
+                    h.push(*c);
+                    j += 1;
+                }
+                hi = Some(h);
+            }
+            if chars.get(j) != Some(&'}') {
+                return None;
+            }
+            let parse = |s: &str| s.parse::<u64>().unwrap_or(u64::MAX);
+            let (min, max) = match &hi {
+                None if lo.is_empty() => return None,
+                None => (parse(&lo), Some(parse(&lo))),
+                Some(h) if lo.is_empty() && h.is_empty() => return None,
+                Some(h) => (
+                    if lo.is_empty() { 0 } else { parse(&lo) },
+                    if h.is_empty() { None } else { Some(parse(h)) },
+                ),
+            };
+            Some((j + 1 - i, min, max))
+        }
+        _ => None,
+    }
+}
+
+/// The source Oniguruma compiles with the meaning Onigmo (Ruby 3.1) gives `src`, or the
+/// reason Onigmo refuses it where Oniguruma would not. Differences handled (each recorded with
+/// `ruby -e 'Regexp.compile(ARGV[0])'`, see the tests):
+///
+/// * Onigmo repeats anchors and look-arounds (`^*x`, `(?=a)+`); Oniguruma refuses them
+///   (`target of repeat operator is invalid`). A repeat that may be zero makes the atom
+///   optional, which always matches (`(?:)`); any other repeat is the atom itself.
+/// * Onigmo's option letters `a`, `u`, `d` (`(?a)`, `(?ia:x)`): Oniguruma's Ruby syntax does
+///   not know them. They only select which characters `\w`, `\d`, `\s` and POSIX brackets
+///   match; the engine already reads `\w`, `\d`, `\s` as ASCII, as Ruby does by default.
+/// * Onigmo refuses a look-behind holding a variable repeat (`(?<=a+)`, `(?<!x{1,2})`), an
+///   interval whose upper bound is below its lower one (`a{2,1}`) and `\x{...}`; Oniguruma
+///   accepts all three.
+///
+/// The scan understands escapes, character classes (nested), groups and comments; the
+/// extended mode `(?x)` is not modelled.
+fn onigmo_source(src: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
+    let chars: Vec<char> = src.chars().collect();
+    let n = chars.len();
+    let mut out = String::with_capacity(src.len() + 8);
+    let mut changed = false;
+    let mut last: Option<(usize, Atom)> = None;
+    // Open groups: (start in `out`, is a look-around, is a look-behind).
+    let mut groups: Vec<(usize, bool, bool)> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let c = chars[i];
+        let start = out.len();
+        match c {
+            '\\' => {
+                let Some(&e) = chars.get(i + 1) else {
+                    out.push('\\');
+                    i += 1;
+                    continue;
+                };
+                let mut j = i + 2;
+                match e {
+                    'x' if chars.get(j) == Some(&'{') => return Err("invalid hex escape"),
+                    'o' | 'p' | 'P' if chars.get(j) == Some(&'{') => {
+                        while j < n && chars[j] != '}' {
+                            j += 1;
+                        }
+                        j = (j + 1).min(n);
+                    }
+                    'k' | 'g' if matches!(chars.get(j), Some('<' | '\'')) => {
+                        let close = if chars[j] == '<' { '>' } else { '\'' };
+                        j += 1;
+                        while j < n && chars[j] != close {
+                            j += 1;
+                        }
+                        j = (j + 1).min(n);
+                    }
+                    'M' | 'C' if chars.get(j) == Some(&'-') => {
+                        j += 1;
+                        if chars.get(j) == Some(&'\\') {
+                            j += 1;
+                        }
+                        j = (j + 1).min(n);
+                    }
+                    'c' => j = (j + 1).min(n),
+                    _ => {}
+                }
+                out.extend(&chars[i..j]);
+                let kind = if matches!(e, 'A' | 'z' | 'Z' | 'b' | 'B' | 'G') {
+                    Atom::Anchor
+                } else {
+                    Atom::Other
+                };
+                last = Some((start, kind));
+                i = j;
+            }
+            '[' => {
+                let mut j = i + 1;
+                if chars.get(j) == Some(&'^') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&']') {
+                    j += 1;
+                }
+                let mut depth = 1;
+                while j < n {
+                    match chars[j] {
+                        '\\' => j += 1,
+                        '[' => depth += 1,
+                        ']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let end = (j + 1).min(n);
+                out.extend(&chars[i..end]);
+                last = Some((start, Atom::Other));
+                i = end;
+            }
+            '(' if chars.get(i + 1) == Some(&'?') => {
+                let rest: String = chars[i + 2..n.min(i + 4)].iter().collect();
+                if rest.starts_with('#') {
+                    // A comment: copied, and transparent for what comes next.
+                    let mut j = i + 2;
+                    while j < n && chars[j] != ')' {
+                        j += 1;
+                    }
+                    let end = (j + 1).min(n);
+                    out.extend(&chars[i..end]);
+                    i = end;
+                    continue;
+                }
+                let look = if rest.starts_with('=') || rest.starts_with('!') {
+                    Some((false, 3))
+                } else if rest.starts_with("<=") || rest.starts_with("<!") {
+                    Some((true, 4))
+                } else {
+                    None
+                };
+                if let Some((behind, len)) = look {
+                    out.extend(&chars[i..i + len]);
+                    groups.push((start, true, behind));
+                    last = None;
+                    i += len;
+                    continue;
+                }
+                // Option groups: `(?on-off)` or `(?on-off:...)`.
+                let mut j = i + 2;
+                let mut on = String::new();
+                let mut off = String::new();
+                let mut in_off = false;
+                while let Some(&l) = chars.get(j) {
+                    match l {
+                        'i' | 'm' | 'x' | 'a' | 'u' | 'd' => {
+                            if in_off {
+                                off.push(l)
+                            } else {
+                                on.push(l)
+                            }
+                        }
+                        '-' if !in_off => in_off = true,
+                        _ => break,
+                    }
+                    j += 1;
+                }
+                let term = chars.get(j).copied();
+                let letters_ok = !off.contains(['a', 'u', 'd']);
+                if (on.len() + off.len() > 0 || in_off)
+                    && matches!(term, Some(')' | ':'))
+                    && letters_ok
+                {
+                    let kept: String = on.chars().filter(|l| !"aud".contains(*l)).collect();
+                    changed |= kept.len() != on.len();
+                    let body = if in_off {
+                        format!("{kept}-{off}")
+                    } else {
+                        kept
+                    };
+                    if term == Some(')') {
+                        if !body.is_empty() {
+                            out.push_str(&format!("(?{body})"));
+                        }
+                        last = Some((start, Atom::OptionOnly));
+                    } else {
+                        out.push_str(&format!("(?{body}:"));
+                        groups.push((start, false, false));
+                        last = None;
+                    }
+                    i = j + 1;
+                    continue;
+                }
+                out.push_str("(?");
+                groups.push((start, false, false));
+                last = None;
+                i += 2;
+            }
+            '(' => {
+                out.push('(');
+                groups.push((start, false, false));
+                last = None;
+                i += 1;
+            }
+            ')' => {
+                out.push(')');
+                last = match groups.pop() {
+                    Some((s, true, _)) => Some((s, Atom::Look)),
+                    Some((s, false, _)) => Some((s, Atom::Other)),
+                    None => Some((start, Atom::Other)),
+                };
+                i += 1;
+            }
+            '^' | '$' => {
+                out.push(c);
+                last = Some((start, Atom::Anchor));
+                i += 1;
+            }
+            '|' => {
+                out.push('|');
+                last = None;
+                i += 1;
+            }
+            _ => {
+                let Some((len, min, max)) = quantifier_at(&chars, i) else {
+                    out.push(c);
+                    last = Some((start, Atom::Other));
+                    i += 1;
+                    continue;
+                };
+                // The repeat and its lazy/possessive suffix, then any repeats stacked on it.
+                let mut j = i + len;
+                if matches!(chars.get(j), Some('?' | '+')) {
+                    j += 1;
+                }
+                if max.is_some_and(|m| m < min) {
+                    return Err("upper is smaller than lower in repeat range");
+                }
+                if max != Some(min) && groups.iter().any(|g| g.2) {
+                    return Err("invalid pattern in look-behind");
+                }
+                let mut zero = min == 0;
+                let target = last;
+                if matches!(target, Some((_, Atom::Anchor | Atom::Look))) {
+                    while let Some((l2, m2, x2)) = quantifier_at(&chars, j) {
+                        if x2.is_some_and(|m| m < m2) {
+                            return Err("upper is smaller than lower in repeat range");
+                        }
+                        zero |= m2 == 0;
+                        j += l2;
+                        if matches!(chars.get(j), Some('?' | '+')) {
+                            j += 1;
+                        }
+                    }
+                }
+                match target {
+                    Some((s, Atom::Anchor | Atom::Look)) => {
+                        changed = true;
+                        if zero {
+                            out.truncate(s);
+                            out.push_str("(?:)");
+                        }
+                        last = Some((s, Atom::Other));
+                    }
+                    Some((_, Atom::OptionOnly)) => {
+                        return Err("target of repeat operator is not specified")
+                    }
+                    _ => out.extend(&chars[i..j]),
+                }
+                i = j;
+            }
+        }
+    }
+    Ok(if changed {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(src)
+    })
 }
 
 /// `regex =~ text` (a search anywhere; `^` is a line anchor).
@@ -321,6 +653,218 @@ mod tests {
         assert_eq!(ruby_cmp(&a, &b), Some(Ordering::Greater));
         let c = Value::array(vec![s("x")]);
         assert_eq!(ruby_cmp(&b, &c), None);
+    }
+
+    /// `ruby -e 'Regexp.compile(ARGV[0])'` on Ruby 3.1.2 (Onigmo 6.9.4), recorded: `Ok` when it
+    /// compiles, else the RegexpError message.
+    const RECORDED_RUBY: &[(&str, Result<(), &str>)] = &[
+        (
+            "^(unclosed",
+            Err("end pattern with unmatched parenthesis: /^(unclosed/"),
+        ),
+        (
+            "^ntp::(server[s+$",
+            Err("premature end of char-class: /^ntp::(server[s+$/"),
+        ),
+        ("^a)", Err("unmatched close parenthesis: /^a)/")),
+        ("^[z-a]", Err("empty range in char class: /^[z-a]/")),
+        (
+            "^a{2,1}",
+            Err("upper is smaller than lower in repeat range: /^a{2,1}/"),
+        ),
+        (
+            "^a{1,2}{2,1}",
+            Err("upper is smaller than lower in repeat range: /^a{1,2}{2,1}/"),
+        ),
+        ("^*", Ok(())),
+        ("^+", Ok(())),
+        ("^a**", Ok(())),
+        ("^*a", Ok(())),
+        ("^?a", Ok(())),
+        ("^{2}a", Ok(())),
+        ("^*?a", Ok(())),
+        ("^**a", Ok(())),
+        ("^a|^*b", Ok(())),
+        ("^a$*", Ok(())),
+        ("^\\A+a", Ok(())),
+        ("^\\b?a", Ok(())),
+        ("^(?=a)*a", Ok(())),
+        ("^(?=a)+a", Ok(())),
+        ("^(?<=a)*b", Ok(())),
+        ("^$?x", Ok(())),
+        ("^\\z*", Ok(())),
+        ("^\\G+x", Ok(())),
+        (
+            "^a|*b",
+            Err("target of repeat operator is not specified: /^a|*b/"),
+        ),
+        (
+            "^a(?i)*",
+            Err("target of repeat operator is not specified: /^a(?i)*/"),
+        ),
+        (
+            "^(?a)*x",
+            Err("target of repeat operator is not specified: /^(?a)*x/"),
+        ),
+        ("^(?<!x)web", Ok(())),
+        ("^profile::(?<!x)web::.*", Ok(())),
+        ("^(?<=ab|c)x", Ok(())),
+        ("^(?<=ab|abc)x", Ok(())),
+        ("^(?<=a{2})b", Ok(())),
+        ("^(?<=a{1,1}?)b", Ok(())),
+        ("^(?<=a{0})b", Ok(())),
+        ("^(?<=[a-z]{2}|x)b", Ok(())),
+        ("^(?<=(?:a|bc))x", Ok(())),
+        ("^(?<=\\*)b", Ok(())),
+        ("^(?<=[*+])b", Ok(())),
+        ("^(?<=(?#x*)a)b", Ok(())),
+        (
+            "^(?<!a+)x",
+            Err("invalid pattern in look-behind: /^(?<!a+)x/"),
+        ),
+        (
+            "^(?<=a*)b",
+            Err("invalid pattern in look-behind: /^(?<=a*)b/"),
+        ),
+        (
+            "^(?<=a?)b",
+            Err("invalid pattern in look-behind: /^(?<=a?)b/"),
+        ),
+        (
+            "^(?<=a{1,2})b",
+            Err("invalid pattern in look-behind: /^(?<=a{1,2})b/"),
+        ),
+        (
+            "^(?<=a{,2})b",
+            Err("invalid pattern in look-behind: /^(?<=a{,2})b/"),
+        ),
+        (
+            "^(?<=a{2,})b",
+            Err("invalid pattern in look-behind: /^(?<=a{2,})b/"),
+        ),
+        (
+            "^(?<=\\d+)x",
+            Err("invalid pattern in look-behind: /^(?<=\\d+)x/"),
+        ),
+        (
+            "^(?<=[a-c]+)x",
+            Err("invalid pattern in look-behind: /^(?<=[a-c]+)x/"),
+        ),
+        (
+            "^(?<=(?:ab)*)x",
+            Err("invalid pattern in look-behind: /^(?<=(?:ab)*)x/"),
+        ),
+        (
+            "^(?<=a|b+)c",
+            Err("invalid pattern in look-behind: /^(?<=a|b+)c/"),
+        ),
+        (
+            "^(?<=a)(?<!b+)c",
+            Err("invalid pattern in look-behind: /^(?<=a)(?<!b+)c/"),
+        ),
+        (
+            "^(?<=(a|bc))x",
+            Err("invalid pattern in look-behind: /^(?<=(a|bc))x/"),
+        ),
+        (
+            "^(?<!(a))x",
+            Err("invalid pattern in look-behind: /^(?<!(a))x/"),
+        ),
+        ("^a++b", Ok(())),
+        ("^a?+", Ok(())),
+        ("^a{1,2}+", Ok(())),
+        ("^(?>a)", Ok(())),
+        ("^\\", Err("too short escape sequence: /^\\/")),
+        (
+            "^\\p{Foo}",
+            Err("invalid character property name {Foo}: /^\\p{Foo}/"),
+        ),
+        ("^\\p{Alpha}+", Ok(())),
+        (
+            "^[[:foo:]]",
+            Err("invalid POSIX bracket type: /^[[:foo:]]/"),
+        ),
+        (
+            "^[[:alpha:]",
+            Err("premature end of char-class: /^[[:alpha:]/"),
+        ),
+        (
+            "^(?<n>a)\\k<m>",
+            Err("undefined name <m> reference: /^(?<n>a)\\k<m>/"),
+        ),
+        ("^\\1", Err("invalid backref number/name: /^\\1/")),
+        ("^(?z)", Err("undefined group option: /^(?z)/")),
+        ("^(?l)x", Err("undefined group option: /^(?l)x/")),
+        ("^(?-a)x", Err("undefined group option: /^(?-a)x/")),
+        ("^(?P<n>x)", Err("undefined group option: /^(?P<n>x)/")),
+        ("^(?i)a", Ok(())),
+        ("^(?u)x", Ok(())),
+        ("^(?a)x", Ok(())),
+        ("^(?d)x", Ok(())),
+        ("^(?ia)x", Ok(())),
+        ("^(?a:x)", Ok(())),
+        ("^(?u:x)", Ok(())),
+        ("^(?ia-m)x", Ok(())),
+        ("^(?d-i)x", Ok(())),
+        ("^(?mix)x", Ok(())),
+        ("^a{,3}", Ok(())),
+        ("^[a", Err("premature end of char-class: /^[a/")),
+        ("^[]", Err("empty char-class: /^[]/")),
+        ("^[^]", Err("empty char-class: /^[^]/")),
+        ("^[a-z&&[^b]]", Ok(())),
+        ("^(?#comment)x", Ok(())),
+        ("^\\h+", Ok(())),
+        ("^(?~abc)", Ok(())),
+        ("^(a)(?(1)b|c)", Ok(())),
+        (
+            "^(?(1)a|b)",
+            Err("invalid backref number/name: /^(?(1)a|b)/"),
+        ),
+        ("^\\x{110000}", Err("invalid hex escape: /^\\x{110000}/")),
+        ("^\\x{41}", Err("invalid hex escape: /^\\x{41}/")),
+        ("^\\u00e9", Ok(())),
+        ("^\\g<1>", Err("undefined group <1> reference: /^\\g<1>/")),
+        ("^(a)\\g<1>", Ok(())),
+        (
+            "^a{99999999}",
+            Err("too big number for repeat range: /^a{99999999}/"),
+        ),
+        (
+            "^[\\w-z]",
+            Err("unmatched range specifier in char-class: /^[\\w-z]/"),
+        ),
+        (
+            "^[a-\\w]",
+            Err("char-class value at end of range: /^[a-\\w]/"),
+        ),
+        ("^x{2}{3}", Ok(())),
+        (
+            "^(?<n>a)(?<m>b)\\1",
+            Err("numbered backref/call is not allowed. (use name): /^(?<n>a)(?<m>b)\\1/"),
+        ),
+    ];
+
+    #[test]
+    fn regexes_compile_as_ruby_3_1_does() {
+        for (src, want) in RECORDED_RUBY {
+            let got = ruby_regex(src).map(|_| ()).map_err(|e| e.message);
+            let want = want.map_err(|m| m.to_string());
+            assert_eq!(got, want, "{src}");
+        }
+    }
+
+    #[test]
+    fn repeated_anchors_and_look_arounds_match_as_in_ruby() {
+        // Ruby: "xb" =~ /^*b/ is 1 (the repeat may be zero: unanchored); "xb" =~ /^+b/ is nil.
+        assert!(regex_search(&ruby_regex("^*b").unwrap(), "xb"));
+        assert!(!regex_search(&ruby_regex("^+b").unwrap(), "xb"));
+        assert!(regex_search(&ruby_regex("^+b").unwrap(), "b"));
+        assert!(regex_search(&ruby_regex("^a$*b").unwrap(), "ab"));
+        assert!(regex_search(&ruby_regex("^(?ia)X").unwrap(), "x"));
+        assert!(regex_search(
+            &ruby_regex("^profile::(?<!x)web::.*").unwrap(),
+            "profile::web::a"
+        ));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 pub mod hocon;
 pub mod json;
 pub mod psych;
+mod repair;
 pub mod yaml;
 
 use crate::span::Span;
@@ -65,10 +66,11 @@ pub enum LoadIssueKind {
     Limit,
     /// The bytes are not valid UTF-8 or contain NUL.
     Encoding,
-    /// Psych raises a Ruby error (not a Psych one) while building a value: `Float()` or
-    /// `Integer()` rejecting a scalar its regexes let through (`.e+5`, `0x_`), a `nil.allocate`
-    /// for an empty class name in a tag. Puppet fails the whole file with
-    /// `Unable to parse <message>` (no path: the message is not Psych's).
+    /// Psych raises while building values, with an error other than a syntax error or a
+    /// forbidden class: `Float()` or `Integer()` rejecting a scalar its regexes let through
+    /// (`.e+5`, `0x_`), a `nil.allocate` for an empty class name in a tag, `Unknown alias: x`
+    /// (Psych::BadAlias). Puppet fails the whole file with `Unable to parse <message>` (without
+    /// the `(<path>): ` that Psych's own syntax errors carry).
     /// HOCON: ruby-hocon crashes with a non-`ConfigError` (`a = "\q"`: NoMethodError,
     /// `a = 1e400`: FloatDomainError, `include url(...)`); hocon_data rescues only ConfigError,
     /// so Puppet reports the bare message, without `Unable to parse` (recorded with the oracle).

@@ -84,7 +84,7 @@ impl Resolved {
 }
 
 /// `Psych::DisallowedClass#message` for `safe_load`.
-pub fn disallowed(class: &str) -> String {
+pub(crate) fn disallowed(class: &str) -> String {
     format!("Tried to load unspecified class: {class}")
 }
 
@@ -577,7 +577,7 @@ fn float_gsub(t: &str) -> String {
 /// Ruby's `Float(string)` (strict): optional surrounding whitespace, sign, decimal digits with
 /// single underscores between digits, optional `.digits` (a digit must follow the dot), optional
 /// exponent with optional sign; or a hexadecimal form. `None` is an ArgumentError.
-pub fn ruby_float(s: &str) -> Option<f64> {
+pub(crate) fn ruby_float(s: &str) -> Option<f64> {
     let t = s.trim_matches(|c: char| c.is_ascii() && is_ruby_space(c as u8));
     let b = t.as_bytes();
     let (neg, body) = sign(b);
@@ -775,7 +775,7 @@ fn ruby_str_inspect(s: &str) -> String {
 
 /// Ruby's lenient `String#unpack('m')` (base64, as `!!binary` is decoded): characters outside
 /// the alphabet are skipped, `=` ends the data, a trailing partial group yields its bytes.
-pub fn unpack_base64(s: &str) -> Vec<u8> {
+pub(crate) fn unpack_base64(s: &str) -> Vec<u8> {
     fn val(c: u8) -> Option<u32> {
         match c {
             b'A'..=b'Z' => Some((c - b'A') as u32),
@@ -958,15 +958,16 @@ fn after_prefix<'a>(t: &'a str, prefix: &str) -> Option<&'a str> {
 const NIL_ALLOCATE: &str = "undefined method `allocate' for nil:NilClass";
 
 /// `!!omap` element that is a scalar or alias: `a.children` is nil.
-pub const OMAP_NOT_COLLECTION: &str = "undefined method `first' for nil:NilClass";
+pub(crate) const OMAP_NOT_COLLECTION: &str = "undefined method `first' for nil:NilClass";
 
 /// `!!omap` element that is an empty collection: `accept(nil)`; Ruby prints the visitor's
 /// inspect after `for`, which we abbreviate.
-pub const OMAP_EMPTY: &str = "undefined method `visit_NilClass' for #<Psych::Visitors::ToRuby>";
+pub(crate) const OMAP_EMPTY: &str =
+    "undefined method `visit_NilClass' for #<Psych::Visitors::ToRuby>";
 
 /// What a tagged sequence becomes (`ToRuby#visit_Psych_Nodes_Sequence`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SeqTag {
+pub(crate) enum SeqTag {
     Array,
     /// `!!omap`: a `Psych::Omap` (a Hash) built from single-pair mappings.
     Omap,
@@ -974,7 +975,7 @@ pub enum SeqTag {
     Fail(LoadIssueKind, String),
 }
 
-pub fn seq_tag(tag: &str) -> SeqTag {
+pub(crate) fn seq_tag(tag: &str) -> SeqTag {
     match tag {
         "!omap" | "tag:yaml.org,2002:omap" => SeqTag::Omap,
         _ => {
@@ -992,7 +993,7 @@ pub fn seq_tag(tag: &str) -> SeqTag {
 
 /// What a tagged mapping becomes (`ToRuby#visit_Psych_Nodes_Mapping`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MapTag {
+pub(crate) enum MapTag {
     /// A Hash: `!!map`, unknown tags like `!foo`, `!ruby/object:Hash`.
     Hash,
     /// `!ruby/hash-with-ivars`: a Hash of the pairs under its `elements` key (`ivars` become
@@ -1005,7 +1006,7 @@ pub enum MapTag {
     Fail(LoadIssueKind, String),
 }
 
-pub fn map_tag(tag: &str) -> MapTag {
+pub(crate) fn map_tag(tag: &str) -> MapTag {
     if tag == "!ruby/hash-with-ivars" || tag == "!ruby/hash-with-ivars:" {
         return MapTag::Elements;
     }

@@ -17,18 +17,27 @@ pub mod interpolation_syntax_error;
 pub mod invalid_config;
 pub mod invalid_fact_set;
 pub mod invalid_hiera_config;
+pub mod invalid_lookup_options_regex;
+pub mod invalid_merge_behavior;
+pub mod key_outside_module_namespace;
 pub mod legacy_fact;
+pub mod lookup_options_outside_namespace;
+pub mod lopts;
 pub mod malformed_eyaml;
+pub mod merge_type_mismatch;
 pub mod misplaced_suppression;
 pub mod multiple_yaml_documents;
 pub mod non_hash_data_file;
+pub mod reach;
 pub mod ruby_symbol_value;
 pub mod tree;
+pub mod unanchored_lookup_options_pattern;
 pub mod undefined_variable;
 pub mod unknown_interpolation_method;
 pub mod unknown_rule_in_suppression;
 pub mod unquoted_date;
 pub mod unquoted_interpolation;
+pub mod unreachable_data_file;
 pub mod unreadable_file;
 pub mod unused_suppression;
 pub mod yaml11_implicit_type;
@@ -128,10 +137,14 @@ impl Sink {
 pub trait Rule: Send + Sync {
     fn meta(&self) -> &'static RuleMeta;
 
-    /// Once per loaded data file (YAML, JSON, HOCON), in parallel.
+    /// Once per loaded data file (YAML, JSON, HOCON), in parallel. The findings may depend on
+    /// this file, on hiera.yaml files, on which files exist and on project-wide settings (fact
+    /// sets, Puppet version, rule options), not on the content of other data files: the language
+    /// server runs it again only for the files whose text changed (cross-file findings belong
+    /// in `check_project`).
     fn check_data_file(&self, _project: &Project, _file: &LoadedFile, _sink: &mut Sink) {}
 
-    /// Once per hiera.yaml, in parallel.
+    /// Once per hiera.yaml, in parallel (the same dependencies as `check_data_file`).
     fn check_hiera_config(&self, _project: &Project, _file: &LoadedFile, _sink: &mut Sink) {}
 
     /// Once per run, after the engine is built: cross-file and fact-set rules.
@@ -157,6 +170,7 @@ static REGISTRY: &[&dyn Rule] = &[
     &ruby_symbol_value::RubySymbolValue,
     &invalid_hiera_config::InvalidHieraConfig,
     &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
+    &unreachable_data_file::UnreachableDataFile,
     &interpolation_syntax_error::InterpolationSyntaxError,
     &unknown_interpolation_method::UnknownInterpolationMethod,
     &alias_not_entire_string::AliasNotEntireString,
@@ -164,6 +178,12 @@ static REGISTRY: &[&dyn Rule] = &[
     &interpolation_loop::InterpolationLoop,
     &legacy_fact::LegacyFact,
     &undefined_variable::UndefinedVariable,
+    &lookup_options_outside_namespace::LookupOptionsOutsideNamespace,
+    &key_outside_module_namespace::KeyOutsideModuleNamespace,
+    &invalid_lookup_options_regex::InvalidLookupOptionsRegex,
+    &unanchored_lookup_options_pattern::UnanchoredLookupOptionsPattern,
+    &invalid_merge_behavior::InvalidMergeBehavior,
+    &merge_type_mismatch::MergeTypeMismatch,
 ];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,

@@ -12,6 +12,7 @@ use lsp_types::{
 
 use crate::analysis::{EnvAnalysis, NodeCtx};
 use crate::engine::{cli::render_yaml, LookupError, LookupRequest, LookupResult, MergeStrategy};
+use crate::fix;
 use crate::project::{FileRole, Layer, LoadedFile};
 use crate::value::Value;
 
@@ -322,45 +323,86 @@ fn touches(a: Range, b: Range) -> bool {
     key(a.start) <= key(b.end) && key(b.start) <= key(a.end)
 }
 
+/// Whether the client wants actions of `kind` (LSP kinds are hierarchical: asking for `source`
+/// includes `source.fixAll`).
+fn wanted(only: Option<&[CodeActionKind]>, kind: &CodeActionKind) -> bool {
+    only.is_none_or(|ks| {
+        ks.iter().any(|k| {
+            kind.as_str() == k.as_str()
+                || kind
+                    .as_str()
+                    .strip_prefix(k.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    })
+}
+
 /// `textDocument/codeAction`: a quick fix for every diagnostic with a [`crate::diag::Fix`] whose
-/// range touches the requested one.
+/// range touches the requested one, and `source.fixAll` for all of the file's fixes. As with
+/// `hieralint check --fix`, a fix is offered only when the file gives Puppet the same data
+/// after it ([`fix::preserves_data`]).
 pub fn code_actions(
     ws: &Workspace,
     path: &Path,
     range: Range,
     only: Option<&[CodeActionKind]>,
 ) -> Vec<CodeActionOrCommand> {
-    if let Some(kinds) = only {
-        let wants_quickfix = kinds
-            .iter()
-            .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()));
-        if !wants_quickfix {
-            return Vec::new();
-        }
-    }
     let Some((_, diags)) = ws.published_for(path) else {
         return Vec::new();
     };
+    let safe = |d: &&crate::diag::Diagnostic| {
+        d.fix.as_ref().is_some_and(|f| {
+            let text = d.primary.file.text();
+            let (after, applied, _) = fix::apply_to_text(text, &[f]);
+            applied == 1 && fix::preserves_data(&d.primary.file.path, text, &after)
+        })
+    };
+    let fixable: Vec<&crate::diag::Diagnostic> = diags.iter().filter(safe).collect();
     let mut out = Vec::new();
-    for d in diags {
-        let Some(fix) = &d.fix else { continue };
-        let coords = ws.coords(&d.primary.file);
-        let d_range = coords.range(d.primary.span);
-        if !touches(d_range, range) {
-            continue;
+    if wanted(only, &CodeActionKind::QUICKFIX) {
+        for d in &fixable {
+            let Some(f) = &d.fix else { continue };
+            let coords = ws.coords(&d.primary.file);
+            if !touches(coords.range(d.primary.span), range) {
+                continue;
+            }
+            let uri = ws.uri_for(&d.primary.file.path);
+            let edit = TextEdit::new(coords.range(f.span), f.replacement.clone());
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: f.title.clone(),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![ws.to_lsp(d, &coords)]),
+                edit: Some(WorkspaceEdit::new(HashMap::from([(uri, vec![edit])]))),
+                command: None,
+                is_preferred: Some(true),
+                disabled: None,
+                data: None,
+            }));
         }
-        let uri = ws.uri_for(&d.primary.file.path);
-        let edit = TextEdit::new(coords.range(fix.span), fix.replacement.clone());
-        out.push(CodeActionOrCommand::CodeAction(CodeAction {
-            title: fix.title.clone(),
-            kind: Some(CodeActionKind::QUICKFIX),
-            diagnostics: Some(vec![ws.to_lsp(d, &coords)]),
-            edit: Some(WorkspaceEdit::new(HashMap::from([(uri, vec![edit])]))),
-            command: None,
-            is_preferred: Some(true),
-            disabled: None,
-            data: None,
-        }));
+    }
+    // All of the file's fixes at once: offered in menus when there is more than one, and
+    // whenever the client asks for `source.fixAll` (on save).
+    let asked = only.is_some_and(|ks| !ks.is_empty());
+    if wanted(only, &CodeActionKind::SOURCE_FIX_ALL) && (fixable.len() > 1 || asked) {
+        let owned: Vec<crate::diag::Diagnostic> = fixable.iter().map(|d| (*d).clone()).collect();
+        let (plans, _) = fix::plan_checked(&owned);
+        for ff in plans.into_iter().filter(|ff| ff.file.path == path) {
+            let coords = ws.coords(&ff.file);
+            let whole = Range::new(coords.position(0), coords.position(ff.file.text().len()));
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!("Fix all hieralint problems in this file ({})", ff.applied),
+                kind: Some(CodeActionKind::SOURCE_FIX_ALL),
+                diagnostics: None,
+                edit: Some(WorkspaceEdit::new(HashMap::from([(
+                    ws.uri_for(&ff.file.path),
+                    vec![TextEdit::new(whole, ff.fixed)],
+                )]))),
+                command: None,
+                is_preferred: None,
+                disabled: None,
+                data: None,
+            }));
+        }
     }
     out
 }

@@ -1,21 +1,20 @@
-//! What the server needs from configuration: the fact sets and the Puppet version, from the
-//! client's `initializationOptions` and from `.hieralint.yaml`.
+//! The configuration in force for an environment: `.hieralint.yaml` (read and validated by
+//! [`crate::settings`], exactly as `hieralint check` reads it) and the client's
+//! `initializationOptions`, which play the part of the command line.
 //!
-//! `initializationOptions` are the server's command line: `{"facts": ["path", ...], "puppet":
-//! 7}` (`facts` may also be one string); relative fact paths are resolved against the workspace
-//! root. Without them, the `.hieralint.yaml` found in the environment's directory or one of its
-//! parents gives `facts:` (a path or a list, relative to the file's directory) and `puppet:`
-//! (docs/configuration.md). Only these two keys are read here: validating the rest of the file
-//! is the `check` command's job (H903), so a file with errors still gives what it can.
+//! `initializationOptions`: `{"facts": ["path", ...], "puppet": 7}` (`facts` may also be one
+//! string); relative fact paths are resolved against the workspace root. They win over the
+//! configuration file's `facts:` and `puppet:`, as `--facts` and `--puppet` do
+//! (docs/configuration.md).
 
 use std::path::{Path, PathBuf};
 
-use crate::loader;
-use crate::span::SourceFile;
-use crate::value::{Node, NodeKind, Value};
+use crate::diag::Diagnostic;
+use crate::rules::RuleMeta;
+use crate::settings::{self as config, Settings};
 
 /// The configuration file's name.
-pub const CONFIG_FILE: &str = ".hieralint.yaml";
+pub const CONFIG_FILE: &str = config::FILE_NAME;
 
 /// The client's `initializationOptions`, parsed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -60,7 +59,7 @@ impl InitOptions {
 }
 
 /// The settings in force for one environment.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct EnvSettings {
     /// Fact set files or directories (empty: nodes are implied by the data).
     pub facts: Vec<PathBuf>,
@@ -68,67 +67,45 @@ pub struct EnvSettings {
     pub puppet: u8,
     /// The `.hieralint.yaml` read, if any.
     pub config_file: Option<PathBuf>,
+    /// The configuration (the defaults without a file).
+    pub settings: Settings,
+    /// What is wrong in the configuration file (H903), reported on it.
+    pub config_diagnostics: Vec<Diagnostic>,
 }
 
 impl EnvSettings {
-    /// The settings for the environment at `root`: the client's options first, then the
-    /// configuration file, then the defaults (no facts, Puppet 8).
-    pub fn resolve(init: &InitOptions, root: &Path) -> EnvSettings {
-        let config_file = find_config(root);
-        let (cfg_facts, cfg_puppet) = match &config_file {
-            Some(p) => read_config(p),
-            None => (Vec::new(), None),
-        };
+    /// The settings for files under `dir`: the client's options first, then the configuration
+    /// file found in `dir` or its parents, then the defaults (no facts, Puppet 8). A file that
+    /// cannot be read counts as absent.
+    pub fn resolve(init: &InitOptions, dir: &Path, known: &[&'static RuleMeta]) -> EnvSettings {
+        let config_file = find_config(dir);
+        let (settings, config_diagnostics) = config_file
+            .as_deref()
+            .and_then(|p| config::load(p, known).ok())
+            .unwrap_or_default();
         EnvSettings {
             facts: if init.facts.is_empty() {
-                cfg_facts
+                settings
+                    .facts
+                    .iter()
+                    .map(|p| super::uri::normalize(p))
+                    .collect()
             } else {
                 init.facts.clone()
             },
-            puppet: init.puppet.or(cfg_puppet).unwrap_or(8),
+            puppet: init.puppet.or(settings.puppet).unwrap_or(8),
             config_file,
+            settings,
+            config_diagnostics,
         }
     }
 }
 
-/// The first `.hieralint.yaml` in `dir` or its parents.
+/// The first `.hieralint.yaml` in `dir` or its parents (absolute, as `dir` is).
 pub fn find_config(dir: &Path) -> Option<PathBuf> {
     dir.ancestors()
         .map(|d| d.join(CONFIG_FILE))
         .find(|p| p.is_file())
-}
-
-/// `facts:` and `puppet:` of a configuration file.
-fn read_config(path: &Path) -> (Vec<PathBuf>, Option<u8>) {
-    let Ok(bytes) = std::fs::read(path) else {
-        return (Vec::new(), None);
-    };
-    let file = SourceFile::from_bytes(path, &bytes);
-    let doc = loader::yaml::load(&file);
-    let base = path.parent().unwrap_or(Path::new("/"));
-    let Some(map) = doc.root.as_ref().and_then(Node::as_map) else {
-        return (Vec::new(), None);
-    };
-    let mut facts = Vec::new();
-    if let Some(n) = map.get_value("facts") {
-        let items: Vec<&Node> = match &n.kind {
-            NodeKind::Seq(items) => items.iter().collect(),
-            NodeKind::Scalar(_) => vec![n],
-            NodeKind::Map(_) => Vec::new(),
-        };
-        for s in items.into_iter().filter_map(Node::as_str) {
-            facts.push(super::uri::normalize(&base.join(s)));
-        }
-    }
-    let puppet = map
-        .get_value("puppet")
-        .and_then(Node::as_scalar)
-        .and_then(|s| match s.value {
-            Value::Integer(7) => Some(7),
-            Value::Integer(8) => Some(8),
-            _ => None,
-        });
-    (facts, puppet)
 }
 
 #[cfg(test)]
@@ -155,30 +132,42 @@ mod tests {
 
     #[test]
     fn config_file_facts_are_relative_to_it() {
+        let known = crate::rules::all_meta();
         let dir = std::env::temp_dir().join(format!("hieralint-settings-{}", std::process::id()));
         let env = dir.join("env");
         std::fs::create_dir_all(&env).unwrap();
+        // the configuration's fact paths must exist (H903 otherwise)
+        std::fs::create_dir_all(dir.join("facts")).unwrap();
+        std::fs::create_dir_all(dir.join("other")).unwrap();
+        std::fs::write(dir.join("other/x.json"), "{}").unwrap();
+        std::fs::write(dir.join("one.json"), "{}").unwrap();
         std::fs::write(
             dir.join(CONFIG_FILE),
-            "facts: [./facts, other/x.json]\npuppet: 7\nrules: {bogus: 1}\n",
+            "facts: [./facts, other/x.json]\npuppet: 7\nrules: {bogus: off}\n",
         )
         .unwrap();
-        let s = EnvSettings::resolve(&InitOptions::default(), &env);
+        let s = EnvSettings::resolve(&InitOptions::default(), &env, &known);
         assert_eq!(s.facts, vec![dir.join("facts"), dir.join("other/x.json")]);
         assert_eq!(s.puppet, 7);
         assert_eq!(s.config_file, Some(dir.join(CONFIG_FILE)));
+        // the unknown rule is an H903 finding in the file; the rest applies
+        assert_eq!(s.config_diagnostics.len(), 1);
+        assert_eq!(s.config_diagnostics[0].rule.code, "H903");
         // the client's options win
         let init = InitOptions {
             facts: vec![PathBuf::from("/f")],
             puppet: Some(8),
         };
-        let s = EnvSettings::resolve(&init, &env);
+        let s = EnvSettings::resolve(&init, &env, &known);
         assert_eq!(s.facts, vec![PathBuf::from("/f")]);
         assert_eq!(s.puppet, 8);
         std::fs::write(dir.join(CONFIG_FILE), "facts: one.json\n").unwrap();
-        let s = EnvSettings::resolve(&InitOptions::default(), &env);
+        let s = EnvSettings::resolve(&InitOptions::default(), &env, &known);
         assert_eq!(s.facts, vec![dir.join("one.json")]);
         assert_eq!(s.puppet, 8);
+        std::fs::remove_file(dir.join(CONFIG_FILE)).unwrap();
+        let s = EnvSettings::resolve(&InitOptions::default(), &env, &known);
+        assert!(s.config_file.is_none() && s.facts.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,15 +3,19 @@
 //! diagnostics the client was last sent.
 //!
 //! An edit re-parses only the edited buffer and puts it in the project
-//! ([`Project::set_file`]); the next [`Workspace::check`] re-runs the whole `check` pipeline
-//! ([`check::diagnose`]) over that environment's project, so rules that look across files (and
-//! the lookup engine, which reads the project's files) see the unsaved text, and publishes the
-//! files whose diagnostics changed. Nothing else is read from disk again until the disk changes
+//! ([`Project::set_file`]); the next [`Workspace::check`] runs the `check` pipeline over that
+//! environment's project: the per-file phases of the rules for the files whose text changed
+//! (the others' findings are kept), every project phase (so rules that look across files, and
+//! the lookup engine, which reads the project's files, see the unsaved text), then
+//! suppressions, levels and per-file-ignores ([`run::settle`]); and it publishes the files
+//! whose diagnostics changed. Nothing else is read from disk again until the disk changes
 //! ([`Workspace::files_changed`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use rayon::prelude::*;
 
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, FileChangeType, Location, NumberOrString,
@@ -19,12 +23,13 @@ use lsp_types::{
 };
 
 use crate::check;
-use crate::diag::{Diagnostic, Label, Severity};
+use crate::diag::{self, Diagnostic, Label, Severity};
 use crate::engine::PuppetVersion;
 use crate::facts::{self, FactsError};
 use crate::loader::{self, Format};
 use crate::project::{FileRole, Layer, LoadedFile, Project};
-use crate::rules::Rule;
+use crate::rules::{Rule, RuleMeta};
+use crate::run;
 use crate::scan::{self, ScanError};
 use crate::span::SourceFile;
 
@@ -72,6 +77,13 @@ pub(crate) struct Env {
     scan_errors: Vec<ScanError>,
     fact_errors: Vec<FactsError>,
     pub settings: EnvSettings,
+    /// Every rule the run knows, the codes enabled, and the rules that run.
+    known: Vec<&'static RuleMeta>,
+    enabled: BTreeSet<&'static str>,
+    to_run: Vec<&'static dyn Rule>,
+    /// The per-file phases' findings by file, with the text they were computed on: a check
+    /// runs them again only for files whose text changed (see [`Env::diagnostics`]).
+    file_results: HashMap<PathBuf, (Arc<SourceFile>, Vec<Diagnostic>)>,
     dirty: bool,
     /// What the client was last sent, by file: the diagnostics of the last check.
     pub published: HashMap<PathBuf, Vec<Diagnostic>>,
@@ -159,13 +171,45 @@ fn puppet_version(v: u8) -> PuppetVersion {
 }
 
 impl Env {
-    fn load(root: PathBuf, kind: EnvKind, init: &InitOptions) -> Env {
-        let (mut project, scan_errors) = scan::load_project(std::slice::from_ref(&root));
+    /// Loads an environment (or module, or loose file) as `hieralint check` would: its
+    /// configuration, the rules it enables, the files it does not exclude, the rules' options
+    /// and its fact sets.
+    fn load(root: PathBuf, kind: EnvKind, init: &InitOptions, rules: &[&'static dyn Rule]) -> Env {
         let settings_dir = match kind {
             EnvKind::Loose => root.parent().unwrap_or(&root).to_path_buf(),
             _ => root.clone(),
         };
-        let settings = EnvSettings::resolve(init, &settings_dir);
+        let mut run_opts = run::RunOptions::new(vec![root.clone()]);
+        run_opts.registry = rules.to_vec();
+        let known = run_opts.known();
+        let settings = EnvSettings::resolve(init, &settings_dir, &known);
+        run_opts.settings = settings.settings.clone();
+        let enabled = run::enabled_codes(&run_opts, &known);
+        let to_run = rules
+            .iter()
+            .copied()
+            .filter(|r| enabled.contains(r.meta().code))
+            .collect();
+        let exclude: Option<scan::PathFilter> = if settings.settings.exclude.is_empty() {
+            None
+        } else {
+            let s = Arc::new(settings.settings.clone());
+            Some(Arc::new(move |p: &Path| s.is_excluded(p)))
+        };
+        let scanned = scan::load_project_with(
+            std::slice::from_ref(&root),
+            &scan::ScanOptions {
+                exclude,
+                ..Default::default()
+            },
+        );
+        let mut project = scanned.project;
+        let scan_errors = scanned.errors;
+        for (code, rc) in &settings.settings.rules {
+            if !rc.options.is_empty() {
+                project.rule_options.insert(code, rc.options.clone());
+            }
+        }
         let fact_errors = match kind {
             EnvKind::Loose => Vec::new(),
             _ => {
@@ -182,23 +226,31 @@ impl Env {
             scan_errors,
             fact_errors,
             settings,
+            known,
+            enabled,
+            to_run,
+            file_results: HashMap::new(),
             dirty: true,
             published: HashMap::new(),
         }
     }
 
-    /// Reads the settings again; reloads the fact sets when they or their files changed.
-    fn reload_settings(&mut self, init: &InitOptions) {
+    /// Reads the fact sets again (after their files changed).
+    fn reload_facts(&mut self) {
         if self.kind == EnvKind::Loose {
             return;
         }
-        self.settings = EnvSettings::resolve(init, &self.root);
         let (sets, errors) = facts::load_fact_sets(&self.settings.facts);
         self.project.fact_sets = sets;
         self.fact_errors = errors;
-        self.project.puppet = Some(puppet_version(self.settings.puppet));
         self.project.invalidate_analysis();
+        self.file_results.clear();
         self.dirty = true;
+    }
+
+    /// Whether the configuration leaves `path` out of the run (`exclude`).
+    fn excludes(&self, path: &Path) -> bool {
+        !self.settings.settings.exclude.is_empty() && self.settings.settings.is_excluded(path)
     }
 
     /// The role and layer a file that is not (yet) in the project would have: a hiera.yaml of
@@ -245,10 +297,14 @@ impl Env {
     /// Puts a text in the project for `path` (an open buffer, or the disk content); returns
     /// false when the file is not part of this project.
     fn put(&mut self, path: &Path, bytes: &[u8]) -> bool {
+        if self.excludes(path) {
+            return false;
+        }
         let existing = self
             .project
             .file(path)
             .map(|f| (f.role.clone(), f.layer.clone(), f.env_root.clone()));
+        let added = existing.is_none();
         let (role, layer, env_root) = match existing {
             Some(x) => x,
             None => match self.classify(path) {
@@ -256,6 +312,11 @@ impl Env {
                 None => return false,
             },
         };
+        if role == FileRole::HieraConfig || added {
+            // Per-file phases may read the configuration, and a hiera.yaml's may look at which
+            // files exist: check every file again.
+            self.file_results.clear();
+        }
         self.project
             .set_file(load_text(path, bytes, role, layer, env_root));
         self.dirty = true;
@@ -269,12 +330,71 @@ impl Env {
             Ok(bytes) if bytes.len() as u64 <= scan::MAX_FILE_BYTES => {
                 self.put(path, &bytes);
             }
-            _ => {
-                if self.project.remove_file(path).is_some() {
-                    self.dirty = true;
-                }
-            }
+            _ => self.remove(path),
         }
+    }
+
+    fn remove(&mut self, path: &Path) {
+        if self.project.remove_file(path).is_some() {
+            // (see `put`)
+            self.file_results.clear();
+            self.dirty = true;
+        }
+    }
+
+    /// What `hieralint check` reports for this project, before suppressions and levels:
+    /// [`check::diagnose`], except that the per-file phases run only for the files whose text
+    /// changed since the last call. The `Rule` contract makes that exact: a per-file phase
+    /// reads its file and project-wide settings (cross-file findings belong to
+    /// `check_project`, which always runs); the cache is dropped when a hiera.yaml, the fact
+    /// sets or the configuration change, or when a file comes or goes.
+    fn diagnostics(&mut self) -> Vec<Diagnostic> {
+        let Env {
+            project,
+            file_results,
+            to_run,
+            ..
+        } = self;
+        let stale: Vec<&LoadedFile> = project
+            .files
+            .iter()
+            .filter(|f| {
+                !file_results
+                    .get(&f.source.path)
+                    .is_some_and(|(s, _)| Arc::ptr_eq(s, &f.source))
+            })
+            .collect();
+        let fresh: Vec<(PathBuf, Arc<SourceFile>, Vec<Diagnostic>)> = stale
+            .par_iter()
+            .map(|f| {
+                (
+                    f.source.path.clone(),
+                    f.source.clone(),
+                    check::run_file_rules(project, f, to_run),
+                )
+            })
+            .collect();
+        for (path, source, found) in fresh {
+            file_results.insert(path, (source, found));
+        }
+        if file_results.len() > project.files.len() {
+            let present: BTreeSet<&Path> = project
+                .files
+                .iter()
+                .map(|f| f.source.path.as_path())
+                .collect();
+            file_results.retain(|p, _| present.contains(p.as_path()));
+        }
+        let mut found: Vec<Diagnostic> = project
+            .files
+            .iter()
+            .filter_map(|f| file_results.get(&f.source.path))
+            .flat_map(|(_, d)| d.iter().cloned())
+            .collect();
+        found.extend(check::run_project_rules(project, to_run));
+        found.extend(check::own_diagnostics(&self.scan_errors, &self.fact_errors));
+        diag::sort_and_dedup(&mut found);
+        found
     }
 
     pub fn contains(&self, path: &Path) -> bool {
@@ -360,7 +480,7 @@ impl Workspace {
             let env = self
                 .envs
                 .entry(root.clone())
-                .or_insert_with(|| Env::load(root.clone(), kind, &self.init));
+                .or_insert_with(|| Env::load(root.clone(), kind, &self.init, &self.rules));
             if env.contains(path) || env.classify(path).is_some() {
                 return root;
             }
@@ -369,7 +489,7 @@ impl Workspace {
         let key = path.to_path_buf();
         self.envs
             .entry(key.clone())
-            .or_insert_with(|| Env::load(key.clone(), EnvKind::Loose, &self.init));
+            .or_insert_with(|| Env::load(key.clone(), EnvKind::Loose, &self.init, &self.rules));
         key
     }
 
@@ -377,7 +497,8 @@ impl Workspace {
     pub fn open(&mut self, path: &Path, uri: Uri, text: String, version: i32) {
         let key = self.env_for(path);
         if let Some(env) = self.envs.get_mut(&key) {
-            if !env.put(path, text.as_bytes()) && env.kind == EnvKind::Loose {
+            if !env.put(path, text.as_bytes()) && env.kind == EnvKind::Loose && !env.excludes(path)
+            {
                 // A loose file that does not exist on disk yet: check the buffer alone.
                 let role = if path.file_name().is_some_and(|n| n == "hiera.yaml") {
                     FileRole::HieraConfig
@@ -462,7 +583,7 @@ impl Workspace {
     pub fn files_changed(&mut self, changes: &[(PathBuf, FileChangeType)]) {
         let mut seen = BTreeSet::new();
         let mut reload: BTreeSet<PathBuf> = BTreeSet::new();
-        let mut settings: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut facts: BTreeSet<PathBuf> = BTreeSet::new();
         for (path, kind) in changes {
             if !seen.insert((path.clone(), format!("{kind:?}"))) {
                 continue;
@@ -470,18 +591,22 @@ impl Workspace {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             for (key, env) in self.envs.iter_mut() {
                 if env.kind == EnvKind::Loose {
-                    if key == path && !self.docs.contains_key(path) {
+                    let config_dir = path.parent().unwrap_or(path);
+                    if name == CONFIG_FILE && env.root.starts_with(config_dir) {
+                        reload.insert(key.clone());
+                    } else if key == path && !self.docs.contains_key(path) {
                         env.revert_to_disk(path);
                     }
                     continue;
                 }
+                // The configuration decides the rules, exclusions and fact sets: load again.
                 let config_dir = path.parent().unwrap_or(path);
                 if name == CONFIG_FILE && env.root.starts_with(config_dir) {
-                    settings.insert(key.clone());
+                    reload.insert(key.clone());
                     continue;
                 }
                 if env.settings.facts.iter().any(|f| path.starts_with(f)) {
-                    settings.insert(key.clone());
+                    facts.insert(key.clone());
                 }
                 if !path.starts_with(&env.root) {
                     continue;
@@ -494,20 +619,18 @@ impl Workspace {
                     continue;
                 }
                 if *kind == FileChangeType::DELETED {
-                    if env.project.remove_file(path).is_some() {
-                        env.dirty = true;
-                    }
+                    env.remove(path);
                 } else {
                     env.revert_to_disk(path);
                 }
             }
         }
-        for key in reload {
-            self.reload_env(&key);
+        for key in &reload {
+            self.reload_env(key);
         }
-        for key in settings {
-            if let Some(env) = self.envs.get_mut(&key) {
-                env.reload_settings(&self.init);
+        for key in facts.difference(&reload) {
+            if let Some(env) = self.envs.get_mut(key) {
+                env.reload_facts();
             }
         }
     }
@@ -518,7 +641,7 @@ impl Workspace {
         let Some(old) = self.envs.remove(key) else {
             return;
         };
-        let mut env = Env::load(old.root.clone(), old.kind, &self.init);
+        let mut env = Env::load(old.root.clone(), old.kind, &self.init, &self.rules);
         env.published = old.published;
         for (path, doc) in &self.docs {
             if doc.env == key {
@@ -556,12 +679,18 @@ impl Workspace {
                 continue;
             };
             env.dirty = false;
-            let found = check::diagnose(
+            // The `hieralint check` pipeline: the rules, then suppressions, levels and
+            // per-file-ignores, then what is wrong in the configuration file.
+            let found = env.diagnostics();
+            let (mut found, _) = run::settle(
                 &env.project,
-                &env.scan_errors,
-                &env.fact_errors,
-                &self.rules,
+                found,
+                &env.settings.settings,
+                &env.known,
+                &env.enabled,
             );
+            found.extend(env.settings.config_diagnostics.iter().cloned());
+            diag::sort_and_dedup(&mut found);
             let mut by_path: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
             for d in found {
                 by_path
@@ -697,5 +826,117 @@ mod tests {
         let loose = Path::new("/nonexistent-hieralint/x.yaml");
         assert_eq!(discover(loose, &[]), (loose.to_path_buf(), EnvKind::Loose));
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+
+    /// What was published, as comparable tuples.
+    fn published(ws: &Workspace) -> Vec<(PathBuf, u32, u32, &'static str, String)> {
+        let mut v: Vec<_> = ws
+            .envs
+            .values()
+            .flat_map(|e| e.published.values().flatten())
+            .map(|d| {
+                (
+                    d.primary.file.path.clone(),
+                    d.primary.span.start,
+                    d.primary.span.end,
+                    d.rule.code,
+                    d.message.clone(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The same, from scratch: `check::diagnose` over the whole project, then `run::settle`.
+    fn full(ws: &Workspace) -> Vec<(PathBuf, u32, u32, &'static str, String)> {
+        let mut v = Vec::new();
+        for env in ws.envs.values() {
+            let found = check::diagnose(
+                &env.project,
+                &env.scan_errors,
+                &env.fact_errors,
+                &env.to_run,
+            );
+            let (found, _) = run::settle(
+                &env.project,
+                found,
+                &env.settings.settings,
+                &env.known,
+                &env.enabled,
+            );
+            v.extend(found.into_iter().map(|d| {
+                (
+                    d.primary.file.path.clone(),
+                    d.primary.span.start,
+                    d.primary.span.end,
+                    d.rule.code,
+                    d.message,
+                )
+            }));
+        }
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn incremental_checks_equal_full_checks() {
+        let root = std::env::temp_dir()
+            .join(format!("hieralint-incremental-{}", std::process::id()))
+            .join("production");
+        let _ = std::fs::remove_dir_all(&root);
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lsp/env"),
+            &root,
+        );
+        let mut ws = Workspace::new(WorkspaceOptions {
+            rules: crate::rules::registry().to_vec(),
+            init: InitOptions::default(),
+            encoding: Encoding::Utf16,
+            roots: vec![root.clone()],
+        });
+        let common = root.join("data/common.yaml");
+        let hiera = root.join("hiera.yaml");
+        for p in [&common, &hiera] {
+            let text = std::fs::read_to_string(p).unwrap();
+            ws.open(p, uri::from_path(p), text, 1);
+        }
+        ws.check();
+        assert_eq!(published(&ws), full(&ws));
+        let edit = |line: u32, col: u32, end: u32, text: &str| TextDocumentContentChangeEvent {
+            range: Some(Range::new(
+                lsp_types::Position::new(line, col),
+                lsp_types::Position::new(line, end),
+            )),
+            range_length: None,
+            text: text.into(),
+        };
+        let steps: Vec<(&PathBuf, TextDocumentContentChangeEvent)> = vec![
+            (&common, edit(14, 0, 0, "flag: on\nwhen: 2024-01-01\n")),
+            (&common, edit(14, 0, 0, "dup: 1\ndup: 2\n")),
+            (&hiera, edit(7, 17, 17, "%{lookup('x')}")),
+            (&common, edit(14, 0, 6, "")),
+            (&hiera, edit(7, 17, 31, "")),
+            (&common, edit(0, 0, 3, "- a list")),
+        ];
+        for (i, (path, change)) in steps.into_iter().enumerate() {
+            ws.change(path, 2 + i as i32, vec![change]);
+            ws.check();
+            assert_eq!(published(&ws), full(&ws), "after step {i}");
+        }
+        assert!(!published(&ws).is_empty());
+        let _ = std::fs::remove_dir_all(root.parent().unwrap());
     }
 }

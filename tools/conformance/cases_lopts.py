@@ -182,3 +182,34 @@ merged: {a: [common], b: 1}
     'data/nodes/web01.example.com.yaml': "---\nmerged: {a: [node]}\n",
 }, [L('merged'), L('merged', 'first'), L('merged', 'hash'), L('merged', 'unique'), L('merged.a'), L('merged.b', 'first'), L('merged', explain=True)],
   readme='an explicit merge argument overrides lookup_options merge (reference §3.4).')
+
+# Claims of the lookup_options rules (H403-H405) and the engine's Onigmo compatibility.
+_CLAIM_KEYS = ['x_key', 'a_any', 'p_plus', '_plus', 'lb_k', 'asc_k', 'str_ent', 'typo_ent', 'nskey::k']
+case('lopts/rule-claims', {
+    'hiera.yaml': H3,
+    'data/role/web.yaml': "---\n" + "".join(f"{k}: [role]\n" for k in _CLAIM_KEYS[:-1]),
+    'data/common.yaml': """---
+lookup_options:
+  "x_.*": {merge: unique}
+  "^*_any": {merge: unique}
+  "^+_plus": {merge: unique}
+  "^(?<!z)lb_": {merge: unique}
+  "^(?a)asc_": {merge: unique}
+  str_ent: unique
+  typo_ent: {merg: unique}
+""" + "".join(f"{k}: [common]\n" for k in _CLAIM_KEYS[:-1]),
+    'modules/nskey/hiera.yaml': MOD_H,
+    'modules/nskey/data/common.yaml': "---\nlookup_options:\n  1: {merge: unique}\nnskey::k: v\n",
+}, [L(k) for k in _CLAIM_KEYS],
+  readme='what the lookup_options rules claim: a key without ^ is literal, Onigmo-only pattern syntax (repeated anchors, '
+         '(?a)) compiles, string and misspelt entries are ignored, a non-String module lookup_options key crashes (reference §2.5, §3.3, §3.4).')
+
+case('lopts/invalid-lookbehind', {
+    'hiera.yaml': H1,
+    'data/common.yaml': "---\nlookup_options:\n  \"^(?<=a+)b\": {merge: unique}\nk: v\n",
+}, [L('k')], readme='Onigmo refuses a variable-length look-behind in a lookup_options pattern (reference §3.3).')
+
+case('lopts/nonstring-key', {
+    'hiera.yaml': H1,
+    'data/common.yaml': "---\nlookup_options:\n  1: {merge: unique}\nk: v\n",
+}, [L('k')], readme='a non-String lookup_options key in the environment crashes every lookup (reference §3.3).')

@@ -1,0 +1,117 @@
+//! Helpers the lookup_options rules share: a data file's `lookup_options` hash as Puppet reads
+//! it (the last of duplicate keys, entries written in the file), and what its entries say.
+
+use std::collections::HashSet;
+
+use crate::project::{FileRole, LoadedFile};
+use crate::value::{Entry, Mapping, Node, Value};
+
+/// The reserved key (reference §3.1).
+pub const LOOKUP_OPTIONS: &str = "lookup_options";
+
+/// The top-level `lookup_options` entry of a data file that Puppet can load, as Psych keeps it
+/// (the last of duplicates). `None` for hiera.yaml files, files that do not load (their own
+/// rules report them) and files without the key.
+pub fn top_entry(file: &LoadedFile) -> Option<&Entry> {
+    if !matches!(file.role, FileRole::Data | FileRole::Loose) || file.doc.fatal_issue().is_some() {
+        return None;
+    }
+    file.doc
+        .root
+        .as_ref()?
+        .as_map()?
+        .entries
+        .iter()
+        .rev()
+        .find(|e| !e.merged && e.key.as_str() == Some(LOOKUP_OPTIONS))
+}
+
+/// The entries of a mapping that Puppet sees, in file order: for duplicate keys only the last
+/// (Psych keeps the last value; the duplicate itself is H002's), and only entries written in
+/// the mapping (a `<<` merge key's entries are reported where the anchor writes them).
+pub fn effective_entries(map: &Mapping) -> Vec<&Entry> {
+    let mut seen: HashSet<Value> = HashSet::new();
+    let mut out: Vec<&Entry> = map
+        .entries
+        .iter()
+        .rev()
+        .filter(|e| seen.insert(e.key.to_value()))
+        .filter(|e| !e.merged && !e.key.from_alias)
+        .collect();
+    out.reverse();
+    out
+}
+
+/// The `lookup_options` hash of a file and its effective entries (empty when the value is not
+/// a mapping).
+pub fn entries(file: &LoadedFile) -> Vec<&Entry> {
+    match top_entry(file).and_then(|e| e.value.as_map()) {
+        Some(m) => effective_entries(m),
+        None => Vec::new(),
+    }
+}
+
+/// A lookup_options key as Puppet compares it: a String key (Symbols and other scalars never
+/// equal a looked-up key).
+pub fn key_text(key: &Node) -> Option<&str> {
+    key.as_str()
+}
+
+/// Ruby regex metacharacters that make a lookup_options key look like a pattern, outside
+/// `%{...}` interpolation tokens (keys are interpolated like any value, reference §3.1).
+pub fn regex_metacharacters(key: &str) -> Vec<char> {
+    let mut out = Vec::new();
+    let mut rest = key;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("%{") {
+            if let Some(end) = after.find('}') {
+                rest = &after[end + 1..];
+                continue;
+            }
+        }
+        let Some(c) = rest.chars().next() else { break };
+        if "*+?[](){}|\\$^".contains(c) && !out.contains(&c) {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader::yaml;
+    use crate::span::SourceFile;
+
+    #[test]
+    fn effective_entries_keep_the_last_duplicate_and_skip_merged_ones() {
+        let file = SourceFile::new(
+            "t.yaml",
+            "d: &d {m: 1}\nh:\n  <<: *d\n  a: 1\n  b: 2\n  a: 3\n",
+        );
+        let doc = yaml::load(&file);
+        let root = doc.root.unwrap();
+        let h = root
+            .as_map()
+            .unwrap()
+            .get_value("h")
+            .unwrap()
+            .as_map()
+            .unwrap();
+        let got: Vec<&str> = effective_entries(h)
+            .iter()
+            .map(|e| file.slice(e.value.span))
+            .collect();
+        assert_eq!(got, ["2", "3"]);
+    }
+
+    #[test]
+    fn metacharacters_outside_interpolation() {
+        assert_eq!(regex_metacharacters("profile::.*::packages$"), ['*', '$']);
+        assert!(regex_metacharacters("profile::%{facts.role}::x").is_empty());
+        assert!(regex_metacharacters("ntp::servers").is_empty());
+        assert_eq!(regex_metacharacters("a%{b"), ['{']);
+        assert_eq!(regex_metacharacters("x(y|z)"), ['(', '|', ')']);
+    }
+}

@@ -1,0 +1,497 @@
+//! H406 `merge-type-mismatch`: a merging lookup that fails for some fact sets because the
+//! values its levels give cannot be merged (a unique merge meeting a hash or nil at a lower
+//! level, a hash merge meeting a string, `sort_merged_arrays` over mixed types).
+//!
+//! The engine decides. A static pre-filter keeps only the keys some lookup_options entry gives
+//! a merging strategy (only those can fail on types); for each group of nodes those keys are
+//! looked up exactly as [`Group::outcomes`] looks them up, so the engine's shared result cache
+//! serves both. Only a key that fails with a merge error is looked up again with an
+//! explanation, which names the merge strategy and the value each location gave (in priority
+//! order, paired with the outcome's provenance for spans); replaying Puppet's pairwise merge
+//! over those values finds the pair it fails on. Environments whose lookup_options set no
+//! merging strategy are skipped without asking the engine anything.
+//!
+//! [`Group::outcomes`]: crate::analysis::Group::outcomes
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::analysis::{EnvAnalysis, Group};
+use crate::diag::Diagnostic;
+use crate::engine::explain::{Event, Explainer, NodeKind};
+use crate::engine::merge::{MergeStrategy, StrategyKind};
+use crate::engine::ruby::{regex_search, ruby_regex};
+use crate::engine::LookupRequest;
+use crate::project::Project;
+use crate::rules::{lopts, Rule, RuleMeta, Sink};
+use crate::span::{SourceFile, Span};
+use crate::value::{Hash, Value};
+
+crate::declare_rule!(pub static META = {
+    code: "H406",
+    name: "merge-type-mismatch",
+    category: Correctness,
+    summary: "a merge that fails for some fact sets: a unique merge meeting a hash or nil, a hash merge meeting a string",
+});
+
+pub struct MergeTypeMismatch;
+
+impl Rule for MergeTypeMismatch {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_project(&self, project: &Project, sink: &mut Sink) {
+        if !project.files.iter().any(sets_merge) {
+            return;
+        }
+        let analysis = project.analysis();
+        for env in &analysis.envs {
+            let in_env =
+                |f: &&crate::project::LoadedFile| f.env_root.as_deref() == Some(&*env.root);
+            if !project.files.iter().filter(in_env).any(sets_merge) {
+                continue;
+            }
+            check_env(project, env, sink);
+        }
+    }
+}
+
+/// The lookup_options keys of a file whose entry asks for a merge other than first-found.
+fn merging_keys(f: &crate::project::LoadedFile) -> Vec<&str> {
+    lopts::entries(f)
+        .into_iter()
+        .filter(|e| {
+            let Some(m) = e.value.as_map() else {
+                return false;
+            };
+            let Some(merge) = lopts::effective_entries(m)
+                .into_iter()
+                .find(|o| o.key.as_str() == Some("merge"))
+            else {
+                return false;
+            };
+            MergeStrategy::parse(&merge.value.to_value()).is_ok_and(|s| !s.is_first_found())
+        })
+        .filter_map(|e| e.key.as_str())
+        .collect()
+}
+
+/// Whether a file's lookup_options give some key a merge other than first-found (the only
+/// lookups that can fail on types).
+fn sets_merge(f: &crate::project::LoadedFile) -> bool {
+    !merging_keys(f).is_empty()
+}
+
+/// The static pre-filter: the keys some lookup_options entry of the environment (or of one of
+/// its modules) gives a merging strategy, literally or by pattern. A superset of the keys whose
+/// effective merge is not first-found (which entry wins is the engine's business), so no
+/// failing key is missed and most keys are never looked up here.
+struct Candidates {
+    literal: std::collections::HashSet<String>,
+    patterns: Vec<Arc<onig::Regex>>,
+}
+
+impl Candidates {
+    fn of(project: &Project, env: &EnvAnalysis) -> Candidates {
+        let mut c = Candidates {
+            literal: Default::default(),
+            patterns: Vec::new(),
+        };
+        for f in project
+            .files
+            .iter()
+            .filter(|f| f.env_root.as_deref() == Some(&*env.root))
+        {
+            for k in merging_keys(f) {
+                if k.starts_with('^') {
+                    // A pattern Ruby refuses breaks every lookup instead (H403).
+                    if let Ok(re) = ruby_regex(k) {
+                        c.patterns.push(re);
+                    }
+                } else {
+                    c.literal.insert(k.to_string());
+                }
+            }
+        }
+        c
+    }
+
+    fn contains(&self, key: &str) -> bool {
+        self.literal.contains(key) || self.patterns.iter().any(|re| regex_search(re, key))
+    }
+}
+
+/// Whether a lookup error is a merge failure on the values' types (reference §4.3-§4.5).
+fn is_merge_error(message: &str) -> bool {
+    let m = message.trim_start();
+    m.starts_with("The first element of the merge has wrong type")
+        || m.starts_with("The second element of the merge has wrong type")
+        || (m.starts_with("comparison of ") && m.ends_with(" failed"))
+}
+
+/// A value a location gave, with where it is written.
+struct Found {
+    value: Value,
+    file: Arc<SourceFile>,
+    key_span: Span,
+    value_span: Span,
+}
+
+impl Found {
+    /// The value, or the key for a value with no text (`k:`).
+    fn span(&self) -> Span {
+        if self.value_span.is_empty() {
+            self.key_span
+        } else {
+            self.value_span
+        }
+    }
+}
+
+/// What a failing merge is about.
+struct Attribution {
+    strategy: MergeStrategy,
+    bad: Found,
+    other: Option<Found>,
+}
+
+/// The lookup request for a root key (quoted when it holds dots or quotes, as
+/// `Group::outcomes` does).
+fn request(key: &str) -> String {
+    if key.contains('.') || key.contains('\'') || key.contains('"') {
+        format!("\"{key}\"")
+    } else {
+        key.to_string()
+    }
+}
+
+/// The values the explained lookup found for the key itself, in lookup order, and its merge.
+fn explained(ex: &Explainer) -> Option<(MergeStrategy, Vec<(String, Value)>)> {
+    let top = ex
+        .nodes
+        .iter()
+        .position(|n| matches!(n.kind, NodeKind::Top { meta: false, .. }))?;
+    let mut merge: Option<MergeStrategy> = None;
+    let mut found = Vec::new();
+    // Depth-first, in order, skipping interpolations (their sub-lookups find other keys).
+    let mut stack = vec![top];
+    while let Some(id) = stack.pop() {
+        let n = &ex.nodes[id];
+        match &n.kind {
+            NodeKind::Interpolate { .. } => continue,
+            NodeKind::Top { meta: true, .. } => continue,
+            NodeKind::Merge { strategy, options } if merge.is_none() => {
+                let mut h = Hash::new();
+                h.insert(Value::string("strategy"), Value::string(*strategy));
+                for (k, v) in options.iter().flatten() {
+                    h.insert(k.clone(), v.clone());
+                }
+                merge = MergeStrategy::parse(&Value::hash(h)).ok();
+            }
+            NodeKind::Location { location, .. } if n.event == Some(Event::Found) => {
+                found.push((location.clone(), n.value.clone().unwrap_or(Value::Undef)));
+            }
+            _ => {}
+        }
+        stack.extend(n.branches.iter().rev());
+    }
+    Some((merge?, found))
+}
+
+/// Runs the key's lookup again with an explanation and finds the pair of values Puppet's merge
+/// fails on.
+fn attribute(env: &EnvAnalysis, g: &Group, key: &str) -> Option<Attribution> {
+    let session = env
+        .engine
+        .session(env.nodes[*g.nodes.first()?].scope.clone());
+    let o = session.lookup(&LookupRequest::new(&request(key)).explain(true));
+    let (strategy, values) = explained(o.explain.as_ref()?)?;
+    if strategy.is_first_found() {
+        return None;
+    }
+    // Pair each explained value with its provenance (same order); the paths must agree.
+    if values.len() != o.provenance.len() {
+        return None;
+    }
+    let mut found = Vec::with_capacity(values.len());
+    for ((loc, value), p) in values.into_iter().zip(&o.provenance) {
+        if Path::new(&loc) != p.file.path.as_path() {
+            return None;
+        }
+        found.push(Found {
+            value,
+            file: p.file.clone(),
+            key_span: p.key_span,
+            value_span: p.value_span,
+        });
+    }
+    if found.len() < 2 {
+        return None;
+    }
+    // Puppet's reduction: memo = convert(first), then merge(memo, next) (reference §4.1).
+    let mut memo = strategy.convert_value(found[0].value.clone());
+    let mut failed: Option<(usize, usize)> = None;
+    for i in 1..found.len() {
+        match strategy.merge(&memo, &found[i].value) {
+            Ok(r) => memo = r,
+            Err(e) => {
+                let m = e.message.trim_start();
+                failed = Some(if m.starts_with("The first element") {
+                    (i - 1, i)
+                } else if m.starts_with("comparison of ") && unsortable(&found[i - 1].value) {
+                    // sort_merged_arrays: the value whose own arrays cannot be sorted is the
+                    // culprit; when neither is, the lower one that joins the mix.
+                    (i - 1, i)
+                } else {
+                    (i, i - 1)
+                });
+                break;
+            }
+        }
+    }
+    // Nested merges (layers, then levels, then locations) can fail where the flat replay does
+    // not; then the first value the strategy's type rejects is the culprit.
+    let (bad, other) = failed.or_else(|| {
+        let check = |v: &Value| match strategy.kind {
+            StrategyKind::Unique => crate::engine::types::check_scalar_or_array_data("x", v),
+            StrategyKind::Hash => crate::engine::types::check_hash_string_data("x", v),
+            _ => None,
+        };
+        (1..found.len())
+            .find(|&i| check(&found[i].value).is_some())
+            .map(|i| (i, i - 1))
+    })?;
+    let mut found: Vec<Option<Found>> = found.into_iter().map(Some).collect();
+    Some(Attribution {
+        strategy,
+        bad: found[bad].take()?,
+        other: found[other].take(),
+    })
+}
+
+/// Whether `v` holds an array Ruby's `sort` refuses (elements it cannot compare), at any depth.
+fn unsortable(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(a) => {
+                let mut copy: Vec<Value> = a.to_vec();
+                if crate::engine::ruby::ruby_sort(&mut copy).is_err() {
+                    return true;
+                }
+                stack.extend(a.iter());
+            }
+            Value::Hash(h) => stack.extend(h.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The lookup_options entry that gives `key` its merge, among the files of the group's
+/// hierarchy: a literal key first, else the first pattern that matches (reference §3.3).
+fn options_entry(project: &Project, g: &Group, key: &str) -> Option<(Arc<SourceFile>, Span)> {
+    let mut files = Vec::new();
+    for level in &g.hierarchy.levels {
+        for loc in level.locations.iter().flatten() {
+            if loc.exists && !loc.is_uri {
+                if let Some(f) = project.file(Path::new(&loc.location)) {
+                    files.push(f);
+                }
+            }
+        }
+    }
+    let entries: Vec<_> = files
+        .iter()
+        .flat_map(|f| lopts::entries(f).into_iter().map(move |e| (*f, e)))
+        .filter(|(_, e)| e.value.as_map().is_some_and(|m| m.get("merge").is_some()))
+        .collect();
+    if let Some((f, e)) = entries.iter().find(|(_, e)| e.key.as_str() == Some(key)) {
+        return Some((f.source.clone(), e.key.span));
+    }
+    entries
+        .iter()
+        .find(|(_, e)| {
+            e.key.as_str().is_some_and(|k| {
+                k.starts_with('^') && ruby_regex(k).is_ok_and(|re| regex_search(&re, key))
+            })
+        })
+        .map(|(f, e)| (f.source.clone(), e.key.span))
+}
+
+/// A finding, gathered over the groups it holds for.
+struct Finding {
+    key: String,
+    a: Attribution,
+    message: String,
+    from: Option<(Arc<SourceFile>, Span)>,
+    groups: Vec<usize>,
+}
+
+fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
+    let candidates = Candidates::of(project, env);
+    // The keys a group's hierarchy defines come from the files its resolved levels name.
+    let by_path: std::collections::HashMap<&Path, &crate::project::LoadedFile> = project
+        .files
+        .iter()
+        .filter(|f| f.env_root.as_deref() == Some(&*env.root))
+        .map(|f| (f.source.path.as_path(), f))
+        .collect();
+    let mut found: BTreeMap<(PathBuf, u32, u32, String), Finding> = BTreeMap::new();
+    for (gi, g) in env.groups.iter().enumerate() {
+        let Some(&rep) = g.nodes.first() else {
+            continue;
+        };
+        // The candidate keys this group's data defines, looked up as `Group::outcomes` looks
+        // them up (same session scope, same request), so the engine's shared result cache
+        // serves both: a rule that computed the group's outcomes already paid for these.
+        let mut keys: Vec<String> = Vec::new();
+        for level in &g.hierarchy.levels {
+            for loc in level.locations.iter().flatten() {
+                if !loc.exists || loc.is_uri {
+                    continue;
+                }
+                let Some(map) = by_path
+                    .get(Path::new(&loc.location))
+                    .and_then(|f| f.doc.root.as_ref())
+                    .and_then(|r| r.as_map())
+                else {
+                    continue;
+                };
+                keys.extend(
+                    map.entries
+                        .iter()
+                        .filter_map(|e| match e.key.to_value() {
+                            Value::String(k) | Value::Symbol(k) => Some(k.to_string()),
+                            _ => None,
+                        })
+                        .filter(|k| k != lopts::LOOKUP_OPTIONS && candidates.contains(k)),
+                );
+            }
+        }
+        if keys.is_empty() {
+            continue;
+        }
+        keys.sort();
+        keys.dedup();
+        let session = env.engine.session(env.nodes[rep].scope.clone());
+        for key in &keys {
+            let outcome = session.lookup(&LookupRequest::new(&request(key)));
+            let Some(err) = outcome.error() else { continue };
+            if !is_merge_error(&err.message) {
+                continue;
+            }
+            // A failing lookup_options assembly fails every key with the same message; the
+            // explanation then holds no search for the key, and H405 reports the cause.
+            let Some(a) = attribute(env, g, key) else {
+                continue;
+            };
+            let id = (
+                a.bad.file.path.clone(),
+                a.bad.span().start,
+                a.bad.span().end,
+                err.message.clone(),
+            );
+            match found.get_mut(&id) {
+                Some(f) => f.groups.push(gi),
+                None => {
+                    let from = options_entry(project, g, key);
+                    found.insert(
+                        id,
+                        Finding {
+                            key: key.clone(),
+                            a,
+                            message: err.message.clone(),
+                            from,
+                            groups: vec![gi],
+                        },
+                    );
+                }
+            }
+        }
+    }
+    for f in found.into_values() {
+        sink.report(diagnostic(env, f));
+    }
+}
+
+/// `a Hash`, `an Array`, `nil`.
+fn a_type(v: &Value) -> String {
+    match v {
+        Value::Undef => "nil".to_string(),
+        Value::Integer(_) => "an Integer".to_string(),
+        Value::Array(_) => "an Array".to_string(),
+        other => format!("a {}", other.type_name()),
+    }
+}
+
+fn diagnostic(env: &EnvAnalysis, f: Finding) -> Diagnostic {
+    let Finding {
+        key,
+        a,
+        message,
+        from,
+        groups,
+    } = f;
+    let strategy = a.strategy.key();
+    let comparison = message.trim_start().starts_with("comparison of ");
+    let (msg, label, help) = if comparison {
+        (
+            format!("the deep merge of `{key}` cannot sort its merged arrays"),
+            "holds values that cannot be compared with the other level's".to_string(),
+            "help: `sort_merged_arrays` needs arrays of one comparable type (all Strings or all \
+             numbers): make the elements agree, or drop the option"
+                .to_string(),
+        )
+    } else {
+        match a.strategy.kind {
+            StrategyKind::Unique => (
+                format!(
+                    "the unique merge of `{key}` meets {} here",
+                    a_type(&a.bad.value)
+                ),
+                format!("{} cannot be merged into an array", a_type(&a.bad.value)),
+                "help: give `{key}` an array (or a single scalar) at every level"
+                    .replace("{key}", &key),
+            ),
+            _ => (
+                format!(
+                    "the {strategy} merge of `{key}` meets {} here",
+                    a_type(&a.bad.value)
+                ),
+                if a.bad.value.as_hash().is_some() {
+                    "a hash with keys or values the merge refuses".to_string()
+                } else {
+                    "not a hash".to_string()
+                },
+                "help: give `{key}` a hash at every level".replace("{key}", &key),
+            ),
+        }
+    };
+    let mut d = Diagnostic::new(&META, &a.bad.file, a.bad.span(), msg).primary_message(label);
+    if let Some(o) = &a.other {
+        d = d.label(&o.file, o.span(), "merged with this");
+    }
+    if let Some((file, span)) = &from {
+        d = d.label(
+            file,
+            *span,
+            format!("lookup_options give `{key}` the {strategy} merge"),
+        );
+    }
+    let recorded = if comparison {
+        "fixtures/conformance/merge/deep-sort-merged-arrays"
+    } else if a.strategy.kind == StrategyKind::Unique {
+        "fixtures/conformance/merge/unique-asymmetry"
+    } else {
+        "fixtures/conformance/merge/hash-type-errors"
+    };
+    d.note(format!(
+        "the lookup of `{key}` fails {}: `{}` (reference §4.1-§4.5; recorded: {recorded})",
+        env.describe(&groups),
+        message.trim_start()
+    ))
+    .note(help)
+}

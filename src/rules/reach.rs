@@ -1,0 +1,670 @@
+//! Which hierarchy levels can read a data file, for any values of the facts: the static
+//! reachability H103 reports on and H402 uses to know which function reads a file.
+//!
+//! A level reads a file when its `path`/`paths` template, `glob`/`globs` pattern (Ruby glob
+//! semantics: `vfs::fnmatch`, `vfs::brace_expand`, `**`) or `mapped_paths` template, joined to
+//! the level's datadir, matches the file's path relative to the layer's root. Each `%{...}`
+//! hole matches one or more characters other than `/`. Levels served by custom functions
+//! (any `lookup_key`, `data_dig` or `data_hash` other than the built-ins) read files hieralint
+//! cannot know: a file under such a level's datadir is never called unreachable.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Locations};
+use crate::engine::vfs::{brace_expand, fnmatch};
+use crate::project::{FileRole, Layer, LoadedFile, Project};
+use crate::span::{SourceFile, Span};
+
+/// What reads a data file.
+#[derive(Debug)]
+pub enum Reach {
+    /// The functions of the levels that can read it (`yaml_data`, `eyaml_lookup_key`...).
+    Read(Vec<String>),
+    /// hieralint cannot tell: the layer's hiera.yaml does not load or breaks the layer (H101
+    /// says why), or a custom backend's level covers the file's directory.
+    Unknown,
+    /// No level can read it.
+    Unreachable(Unreachable),
+}
+
+impl Reach {
+    /// True when some level reading the file is a `data_hash` function (whose results the
+    /// module layer filters by namespace, reference §2.4), or when that cannot be known.
+    pub fn read_by_data_hash(&self) -> bool {
+        match self {
+            Reach::Read(fs) => fs
+                .iter()
+                .any(|f| matches!(f.as_str(), "yaml_data" | "json_data" | "hocon_data")),
+            Reach::Unknown => true,
+            Reach::Unreachable(_) => false,
+        }
+    }
+}
+
+/// Why nothing reads a file, and what might have been meant.
+#[derive(Debug)]
+pub struct Unreachable {
+    pub why: Why,
+    /// The layer's configuration file, when there is one.
+    pub config: Option<Arc<SourceFile>>,
+    /// The layer's readable levels.
+    pub levels: Vec<LevelDesc>,
+    /// The most likely intended path, if a small change would make a level read the file.
+    pub near: Option<NearMiss>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Why {
+    /// An environment without hiera.yaml (and without `environment_data_provider = hiera`):
+    /// Puppet builds no environment layer (reference §2.2).
+    NoEnvironmentHieraYaml,
+    /// A module without hiera.yaml and without `"data_provider": "hiera"` in metadata.json: no
+    /// module layer (§2.2); `provider` is metadata.json's `data_provider` if set.
+    NoModuleHieraYaml { provider: Option<String> },
+    /// The layer's levels (from hiera.yaml, or Puppet's default when `default_config`) match
+    /// none of the file's possible paths.
+    NoLevel { default_config: bool },
+}
+
+/// One location of a level that built-in functions read.
+#[derive(Clone, Debug)]
+pub struct LevelDesc {
+    pub name: String,
+    /// The location as written (`nodes/%{trusted.certname}.yaml`), after the v4 extension.
+    pub location: String,
+    /// The datadir as written (relative to the layer's root, or absolute).
+    pub datadir: String,
+    /// Where the location is written in hiera.yaml (absent for Puppet's defaults).
+    pub span: Option<Span>,
+    /// The location's patterns relative to the layer's root (one per `{a,b}` alternative),
+    /// segment by segment, in `fnmatch` syntax.
+    patterns: Vec<Vec<Seg>>,
+}
+
+/// A change that would make a level read the file.
+#[derive(Debug)]
+pub struct NearMiss {
+    /// The path (relative to the layer's root) the level would read.
+    pub path: String,
+    /// Index into [`Unreachable::levels`].
+    pub level: usize,
+    pub kind: NearKind,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum NearKind {
+    /// Another extension (`.yml` for `.yaml`).
+    Extension,
+    /// A directory or file name a small edit away from the level's literal one.
+    Name { written: String, wanted: String },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Seg {
+    /// A pattern for one path component (`fnmatch` syntax).
+    One(String),
+    /// `**`: zero or more directories.
+    Any,
+}
+
+/// Placeholder for a `%{...}` hole while patterns are rewritten.
+const HOLE: char = '\u{E000}';
+
+fn replace_holes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(start) = rest.find("%{") {
+        out.push_str(&rest[..start]);
+        match rest[start + 2..].find('}') {
+            Some(end) => {
+                out.push(HOLE);
+                rest = &rest[start + 2 + end + 1..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A literal path (holes aside) as an `fnmatch` pattern.
+fn escape_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            HOLE => out.push_str("?*"),
+            '*' | '?' | '[' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Splits a path pattern into segments, folding `.` and `..` as `Pathname#+` does.
+fn split(pattern: &str, glob: bool) -> Vec<Seg> {
+    let mut out: Vec<Seg> = Vec::new();
+    for part in pattern.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            "**" if glob => out.push(Seg::Any),
+            p => out.push(Seg::One(p.to_string())),
+        }
+    }
+    // A trailing `**` is a plain `*` in Ruby's glob.
+    if glob && out.last() == Some(&Seg::Any) {
+        out.pop();
+        out.push(Seg::One("*".into()));
+    }
+    out
+}
+
+fn is_absolute(s: &str) -> bool {
+    s.starts_with('/')
+}
+
+/// The patterns of one location (several for globs with `{a,b}` alternatives).
+fn location_patterns(datadir: &str, location: &str, glob: bool) -> Vec<(bool, Vec<Seg>)> {
+    let joined = if is_absolute(location) {
+        location.to_string()
+    } else {
+        format!("{datadir}/{location}")
+    };
+    let holes = replace_holes(&joined);
+    let absolute = is_absolute(&holes);
+    if glob {
+        brace_expand(&holes)
+            .into_iter()
+            .map(|alt| (absolute, split(&alt.replace(HOLE, "?*"), true)))
+            .collect()
+    } else {
+        vec![(absolute, split(&escape_literal(&holes), false))]
+    }
+}
+
+/// Whether `segs` matches the path components `path`.
+fn matches(segs: &[Seg], path: &[&str]) -> bool {
+    // Iterative over the pattern; `**` backtracks over how many components it takes. The
+    // number of states is bounded by segments × components.
+    let mut stack = vec![(0usize, 0usize)];
+    let mut seen = std::collections::HashSet::new();
+    while let Some((si, pi)) = stack.pop() {
+        if !seen.insert((si, pi)) {
+            continue;
+        }
+        match segs.get(si) {
+            None => {
+                if pi == path.len() {
+                    return true;
+                }
+            }
+            Some(Seg::Any) => {
+                stack.push((si + 1, pi));
+                if pi < path.len() && !path[pi].starts_with('.') {
+                    stack.push((si, pi + 1));
+                }
+            }
+            Some(Seg::One(p)) => {
+                if pi < path.len() && fnmatch(p, path[pi]) {
+                    stack.push((si + 1, pi + 1));
+                }
+            }
+        }
+    }
+    false
+}
+
+/// True when `segs`' leading segments match a prefix of `path` (the file lies under it).
+fn matches_prefix(segs: &[Seg], path: &[&str]) -> bool {
+    (0..=path.len()).any(|n| matches(segs, &path[..n]))
+}
+
+/// The built-in functions whose files hieralint can place.
+fn is_builtin(kind: FunctionKind, name: &str) -> bool {
+    matches!(
+        (kind, name),
+        (
+            FunctionKind::DataHash | FunctionKind::V4DataHash,
+            "yaml_data" | "json_data" | "hocon_data"
+        ) | (FunctionKind::LookupKey, "eyaml_lookup_key")
+    )
+}
+
+/// A level prepared for matching.
+struct Level<'c> {
+    entry: &'c HierarchyEntry,
+    function: Option<(FunctionKind, String)>,
+    datadir: String,
+}
+
+fn levels(cfg: &HieraConfig) -> Vec<Level<'_>> {
+    let mut entries: Vec<&HierarchyEntry> = cfg.hierarchy.iter().collect();
+    entries.extend(cfg.default_hierarchy_entries());
+    if let Some((_, plan)) = &cfg.plan_hierarchy {
+        entries.extend(plan);
+    }
+    entries
+        .into_iter()
+        .map(|e| Level {
+            entry: e,
+            function: e
+                .effective_function(&cfg.defaults)
+                .map(|f| (f.kind, f.name.value.clone())),
+            datadir: e.effective_datadir(&cfg.defaults).to_string(),
+        })
+        .collect()
+}
+
+/// The location strings of a level that name files, with their spans and whether they are
+/// globs; `uri`/`uris` name no files.
+fn locations(entry: &HierarchyEntry) -> Vec<(String, Span, bool)> {
+    let ext = entry.extension;
+    match &entry.locations {
+        Locations::None | Locations::Uris(_) => Vec::new(),
+        Locations::Paths(f) => f
+            .items
+            .iter()
+            .map(|s| {
+                let mut p = s.value.clone();
+                // v4: the backend's extension is appended to paths that lack it.
+                if let Some(ext) = ext {
+                    if !p.ends_with(ext) {
+                        p.push_str(ext);
+                    }
+                }
+                (p, s.span, false)
+            })
+            .collect(),
+        Locations::Globs(f) => f
+            .items
+            .iter()
+            .map(|s| (s.value.clone(), s.span, true))
+            .collect(),
+        Locations::MappedPaths { template, .. } => {
+            vec![(template.value.clone(), template.span, false)]
+        }
+    }
+}
+
+/// `environment_data_provider` from environment.conf (reference §2.2).
+fn environment_data_provider(root: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(root.join("environment.conf")).ok()?;
+    text.lines().find_map(|l| {
+        let l = l.trim();
+        let rest = l.strip_prefix("environment_data_provider")?;
+        let v = rest.trim_start().strip_prefix('=')?;
+        Some(v.trim().trim_matches('"').to_string())
+    })
+}
+
+/// `data_provider` from a module's metadata.json.
+fn module_data_provider(root: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(root.join("metadata.json")).ok()?;
+    let j: serde_json::Value = serde_json::from_str(&text).ok()?;
+    j.get("data_provider")?.as_str().map(str::to_string)
+}
+
+/// The directory of the layer a data file belongs to: the environment, or the module's
+/// directory on the modulepath (a module checked on its own is its own root).
+pub fn layer_root(file: &LoadedFile) -> Option<PathBuf> {
+    let env_root = file.env_root.as_deref()?;
+    match &file.layer {
+        Layer::Module(m) => {
+            let dirs = crate::scan::module_dirs(env_root);
+            for a in file.source.path.ancestors().skip(1) {
+                if a == env_root {
+                    break;
+                }
+                if a.file_name().and_then(|n| n.to_str()) == Some(m.as_str())
+                    && a.parent().is_some_and(|p| dirs.iter().any(|d| d == p))
+                {
+                    return Some(a.to_path_buf());
+                }
+            }
+            Some(env_root.to_path_buf())
+        }
+        _ => Some(env_root.to_path_buf()),
+    }
+}
+
+/// The path components of `path` relative to `root` (or absolute ones for absolute patterns).
+fn components(path: &Path) -> Vec<String> {
+    path.components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => s.to_str().map(str::to_string),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Levenshtein distance over characters, bounded by the lengths involved (short names).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The literal text of a segment pattern, if it has no wildcard or hole.
+fn literal(seg: &Seg) -> Option<String> {
+    let Seg::One(p) = seg else { return None };
+    let mut out = String::new();
+    let mut it = p.chars();
+    while let Some(c) = it.next() {
+        match c {
+            '\\' => out.push(it.next()?),
+            '*' | '?' | '[' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// Which levels of a layer read `file`.
+pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
+    if file.role != FileRole::Data {
+        return Reach::Unknown;
+    }
+    let Some(root) = layer_root(file) else {
+        return Reach::Unknown;
+    };
+    let cfg_path = root.join("hiera.yaml");
+    let cfg_file = project
+        .files
+        .iter()
+        .find(|f| f.role == FileRole::HieraConfig && f.source.path == cfg_path);
+    let default_cfg;
+    let (cfg, config_source): (&HieraConfig, Option<Arc<SourceFile>>) = match cfg_file {
+        Some(f) => {
+            let (cfg, errors) = f.hiera_config();
+            let Some(cfg) = cfg else {
+                return Reach::Unknown;
+            };
+            if errors.iter().any(|e| e.breaks_layer()) || !cfg.is_used() {
+                return Reach::Unknown;
+            }
+            (cfg, Some(f.source.clone()))
+        }
+        None => {
+            let provider = match &file.layer {
+                Layer::Module(_) => module_data_provider(&root),
+                _ => environment_data_provider(&root),
+            };
+            if provider.as_deref() != Some("hiera") {
+                let why = match &file.layer {
+                    Layer::Module(_) => Why::NoModuleHieraYaml { provider },
+                    _ => {
+                        // Hiera 3 era layouts keep environment data in `hieradata/` for the
+                        // global hiera.yaml to read: nothing hieralint can see.
+                        let rel = file.source.path.strip_prefix(&root).ok();
+                        if rel.is_some_and(|r| r.starts_with("hieradata")) || provider.is_some() {
+                            return Reach::Unknown;
+                        }
+                        Why::NoEnvironmentHieraYaml
+                    }
+                };
+                return Reach::Unreachable(Unreachable {
+                    why,
+                    config: None,
+                    levels: Vec::new(),
+                    near: None,
+                });
+            }
+            default_cfg = HieraConfig::default_v5(file.layer.clone());
+            (&default_cfg, None)
+        }
+    };
+    let Ok(rel) = file.source.path.strip_prefix(&root) else {
+        return Reach::Unknown;
+    };
+    let rel_parts = components(rel);
+    let abs_parts = components(&crate::paths::absolute(&file.source.path));
+    let rel_refs: Vec<&str> = rel_parts.iter().map(String::as_str).collect();
+    let abs_refs: Vec<&str> = abs_parts.iter().map(String::as_str).collect();
+    let pick = |absolute: bool| if absolute { &abs_refs } else { &rel_refs };
+
+    let mut readers = Vec::new();
+    let mut descs: Vec<LevelDesc> = Vec::new();
+    for level in levels(cfg) {
+        let Some((kind, name)) = &level.function else {
+            continue;
+        };
+        if !is_builtin(*kind, name) {
+            // A custom backend: whatever lies under its datadir may be its data.
+            let dd = replace_holes(&level.datadir);
+            let segs = split(&escape_literal(&dd), false);
+            if matches_prefix(&segs, pick(is_absolute(&dd))) {
+                return Reach::Unknown;
+            }
+            continue;
+        }
+        for (location, span, glob) in locations(level.entry) {
+            let mut patterns = Vec::new();
+            for (absolute, segs) in location_patterns(&level.datadir, &location, glob) {
+                if matches(&segs, pick(absolute)) {
+                    readers.push(name.clone());
+                }
+                if !absolute {
+                    patterns.push(segs);
+                }
+            }
+            descs.push(LevelDesc {
+                name: level.entry.name.value.clone(),
+                location,
+                datadir: level.datadir.clone(),
+                span: (config_source.is_some() && !span.is_empty()).then_some(span),
+                patterns,
+            });
+        }
+    }
+    if !readers.is_empty() {
+        readers.dedup();
+        return Reach::Read(readers);
+    }
+    let near = near_miss(&descs, &rel_refs);
+    Reach::Unreachable(Unreachable {
+        why: Why::NoLevel {
+            default_config: config_source.is_none(),
+        },
+        config: config_source,
+        levels: descs,
+        near,
+    })
+}
+
+/// A small change to `path` that a level would read: another data extension, or one literal
+/// name (directory or file) within edit distance 2 of the level's.
+fn near_miss(levels: &[LevelDesc], path: &[&str]) -> Option<NearMiss> {
+    let last = path.last()?;
+    let (stem, ext) = last.rsplit_once('.')?;
+    for alt in ["yaml", "yml", "json", "eyaml", "conf"] {
+        if alt == ext {
+            continue;
+        }
+        let name = format!("{stem}.{alt}");
+        let mut candidate: Vec<&str> = path[..path.len() - 1].to_vec();
+        candidate.push(&name);
+        if let Some(i) = levels
+            .iter()
+            .position(|l| l.patterns.iter().any(|p| matches(p, &candidate)))
+        {
+            return Some(NearMiss {
+                path: candidate.join("/"),
+                level: i,
+                kind: NearKind::Extension,
+            });
+        }
+    }
+    for (i, segs) in levels
+        .iter()
+        .enumerate()
+        .flat_map(|(i, l)| l.patterns.iter().map(move |p| (i, p)))
+    {
+        if segs.len() != path.len() || segs.contains(&Seg::Any) {
+            continue;
+        }
+        let wrong: Vec<usize> = (0..path.len())
+            .filter(|&k| match &segs[k] {
+                Seg::One(p) => !fnmatch(p, path[k]),
+                Seg::Any => true,
+            })
+            .collect();
+        let [k] = wrong.as_slice() else { continue };
+        let Some(wanted) = literal(&segs[*k]) else {
+            continue;
+        };
+        if edit_distance(&wanted, path[*k]) <= 2 {
+            let mut candidate: Vec<&str> = path.to_vec();
+            candidate[*k] = &wanted;
+            return Some(NearMiss {
+                path: candidate.join("/"),
+                level: i,
+                kind: NearKind::Name {
+                    written: path[*k].to_string(),
+                    wanted,
+                },
+            });
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segs(datadir: &str, loc: &str, glob: bool) -> Vec<Vec<Seg>> {
+        location_patterns(datadir, loc, glob)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect()
+    }
+
+    fn hit(datadir: &str, loc: &str, glob: bool, path: &str) -> bool {
+        let parts: Vec<&str> = path.split('/').collect();
+        segs(datadir, loc, glob).iter().any(|s| matches(s, &parts))
+    }
+
+    #[test]
+    fn path_templates_match_with_holes() {
+        assert!(hit(
+            "data",
+            "nodes/%{trusted.certname}.yaml",
+            false,
+            "data/nodes/web01.example.com.yaml"
+        ));
+        assert!(!hit(
+            "data",
+            "nodes/%{trusted.certname}.yaml",
+            false,
+            "data/nodes/db01.example.com.yml"
+        ));
+        assert!(!hit(
+            "data",
+            "nodes/%{trusted.certname}.yaml",
+            false,
+            "data/nodes/a/b.yaml"
+        ));
+        assert!(!hit(
+            "data",
+            "nodes/%{trusted.certname}.yaml",
+            false,
+            "data/nodes/.yaml"
+        ));
+        assert!(hit(
+            "data",
+            "os/%{facts.os.family}/%{facts.os.release.major}.yaml",
+            false,
+            "data/os/Debian/12.yaml"
+        ));
+        assert!(hit(
+            "data/%{::environment}",
+            "common.yaml",
+            false,
+            "data/production/common.yaml"
+        ));
+        // Paths are literal: glob characters match themselves only.
+        assert!(hit("data", "a*.yaml", false, "data/a*.yaml"));
+        assert!(!hit("data", "a*.yaml", false, "data/ab.yaml"));
+        assert!(hit("data", "./x/../common.yaml", false, "data/common.yaml"));
+    }
+
+    #[test]
+    fn globs_match_as_ruby() {
+        assert!(hit("data", "roles/*.yaml", true, "data/roles/web.yaml"));
+        assert!(!hit(
+            "data",
+            "roles/*.yaml",
+            true,
+            "data/roles/.hidden.yaml"
+        ));
+        assert!(hit("data", "**/*.yaml", true, "data/a/b/c.yaml"));
+        assert!(hit("data", "**/*.yaml", true, "data/c.yaml"));
+        assert!(hit(
+            "data",
+            "{a,b}/%{facts.role}.yaml",
+            true,
+            "data/b/web.yaml"
+        ));
+        assert!(hit(
+            "data",
+            "br/{%{facts.role},%{facts.site}}.yaml",
+            true,
+            "data/br/ams.yaml"
+        ));
+        assert!(!hit("data", "roles/?.yaml", true, "data/roles/web.yaml"));
+    }
+
+    #[test]
+    fn near_misses() {
+        let levels: Vec<LevelDesc> = [
+            "nodes/%{trusted.certname}.yaml",
+            "roles/%{facts.role}.yaml",
+            "common.yaml",
+        ]
+        .iter()
+        .map(|l| LevelDesc {
+            name: (*l).into(),
+            location: (*l).into(),
+            datadir: "data".into(),
+            span: None,
+            patterns: segs("data", l, false),
+        })
+        .collect();
+        let n = near_miss(&levels, &["data", "nodes", "db01.example.com.yml"]).unwrap();
+        assert_eq!(
+            (n.path.as_str(), n.level, &n.kind),
+            ("data/nodes/db01.example.com.yaml", 0, &NearKind::Extension)
+        );
+        let n = near_miss(&levels, &["data", "rolse", "web.yaml"]).unwrap();
+        assert_eq!(n.path, "data/roles/web.yaml");
+        assert_eq!(
+            n.kind,
+            NearKind::Name {
+                written: "rolse".into(),
+                wanted: "roles".into()
+            }
+        );
+        let n = near_miss(&levels, &["data", "comon.yaml"]).unwrap();
+        assert_eq!(n.path, "data/common.yaml");
+        assert!(near_miss(&levels, &["data", "misc", "x.yaml"]).is_none());
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}
