@@ -875,6 +875,41 @@ fn glob_result_count() {
     assert!(e.contains("max_glob_results"), "{e}");
 }
 
+/// Limits are configured in `.hieralint.yaml` under `limits:` (docs/configuration.md): the
+/// command line's `check` applies a lowered bound and reports it at the alias, with the
+/// configured number in the message; without the file the default applies.
+#[test]
+fn limits_from_the_configuration_file() {
+    let tmp = case("billion-laughs");
+    let run = |dir: &Path| -> String {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hieralint"))
+            .args(["check", dir.to_str().unwrap(), "--format", "concise"])
+            .output()
+            .expect("run hieralint");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let laughs = |out: &str| -> String {
+        out.lines()
+            .find(|l| l.contains("laughs.yaml") && l.contains("aliases expand"))
+            .unwrap_or_else(|| panic!("no alias limit reported:\n{out}"))
+            .to_string()
+    };
+    let default = laughs(&run(&tmp.0));
+    assert!(default.contains("laughs.yaml:7:45"), "{default}");
+    assert!(default.contains("more than 1000000 nodes"), "{default}");
+    std::fs::write(
+        tmp.0.join(".hieralint.yaml"),
+        "limits:\n  max-expanded-nodes: 1_000\n",
+    )
+    .unwrap();
+    let out = run(&tmp.0);
+    let lowered = laughs(&out);
+    assert!(lowered.contains("laughs.yaml:4:50"), "{lowered}");
+    assert!(lowered.contains("more than 1000 nodes"), "{lowered}");
+    // The sibling's syntax error is still found.
+    assert!(out.contains("bad.yaml"), "{out}");
+}
+
 /// More files than `max_files`: the rest are reported once, not silently dropped.
 #[test]
 fn file_count_limit() {
@@ -983,3 +1018,65 @@ fn fuzz_hocon_issue_spans_after_bom() {
     assert_eq!(file.line_col(dup.0.start as usize).line, 2);
     assert_eq!(file.line_col(dup.1.start as usize).line, 3);
 }
+
+/// A JSON file's issues as `(line, column, message)`, after the invariant checks.
+fn json_issues(bytes: &[u8]) -> (Document, Vec<(usize, usize, String)>) {
+    let file = SourceFile::from_bytes(PathBuf::from("x.json"), bytes);
+    let doc = load_checked(Format::Json, "x.json", bytes);
+    let e = doc
+        .issues
+        .iter()
+        .map(|i| {
+            let lc = file.line_col(i.span.start as usize);
+            (lc.line, lc.column, i.message.clone())
+        })
+        .collect();
+    (doc, e)
+}
+
+/// json_loader: after a lone high surrogate Ruby skips one byte, so the backslashes after it pair
+/// differently from pass 1 and the last escape can take the string's closing quote (panicked:
+/// slicing past the string's end), or a `\u` can lack its four digits. Answers recorded with
+/// Ruby json 2.6.1 (`JSON.parse`).
+#[test]
+fn fuzz_json_escape_shifted_past_the_string() {
+    // The fuzzer's input: Ruby reads two strings, then stops at the `:`.
+    let (_, e) = json_issues(
+        b"[\"\\ud83d\\\\u\xdf\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\",\n  \"key\": \"x\",\n  \"expect\": [\n \\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\u\xdf^(^^^^3939\"]",
+    );
+    // (And the invalid byte, which our text holds as U+FFFD.)
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert_eq!((e[0].0, e[0].1), (2, 8), "{e:?}");
+    assert!(e[0].2.starts_with("451: unexpected token at ': \"x\","), "{e:?}");
+    assert_eq!((e[1].0, e[1].1), (1, 12), "{e:?}");
+    assert!(e[1].2.starts_with("invalid UTF-8"), "{e:?}");
+    // `["\ud83d\\\\\\"]`: `?`, two backslashes, and the closing quote as the escaped `"`.
+    let doc = load_checked(Format::Json, "x.json", br#"["\ud83d\\\\\\"]"#);
+    assert!(doc.issues.is_empty(), "{:?}", doc.issues);
+    assert_eq!(
+        doc.puppet_data(),
+        loader::PuppetData::Value(Value::array(vec![Value::string("?\\\\\"")]))
+    );
+    let doc = load_checked(Format::Json, "x.json", br#"{"k": "ab\ud83d\\\\\\", "j": 1}"#);
+    let mut want = hieralint::value::Hash::default();
+    want.insert(Value::string("k"), Value::string("ab?\\\\\""));
+    want.insert(Value::string("j"), Value::Integer(1));
+    assert_eq!(doc.puppet_data(), loader::PuppetData::Value(Value::hash(want)));
+    // `\u` with two digits before the quote: Ruby's "incomplete unicode character escape".
+    let (_, e) = json_issues(br#"["\ud83d\\\\\\u12"]"#);
+    assert_eq!(
+        e,
+        vec![(
+            1,
+            14,
+            "508: incomplete unicode character escape sequence at '\\u12\"]'".to_string()
+        )]
+    );
+    // Three digits: the closing quote is read as the fourth, giving U+FFFD.
+    let doc = load_checked(Format::Json, "x.json", br#"["\ud83d\\\\\\u123"]"#);
+    assert_eq!(
+        doc.puppet_data(),
+        loader::PuppetData::Value(Value::array(vec![Value::string("?\\\\\u{FFFD}")]))
+    );
+}
+

@@ -52,6 +52,7 @@ const LINE_NAN: u32 = 225;
 const LINE_INFINITY: u32 = 232;
 const LINE_MINUS_INFINITY: u32 = 249;
 const LINE_SURROGATE: u32 = 521;
+const LINE_INCOMPLETE_UNICODE: u32 = 508;
 
 /// Parses one JSON file.
 pub fn load(file: &SourceFile) -> Document {
@@ -493,6 +494,19 @@ impl<'a> Parser<'a> {
                 run = i;
                 continue;
             }
+            if i + 5 > end {
+                // Pass 1 saw four hex digits after every `\u`; after a shift (below) the digits may
+                // run past the string's end, which is Ruby's `pe > stringEnd - 4` check
+                // (recorded with json 2.6.1: `["\ud83d\\\\\\u12"]` raises `508: incomplete
+                // unicode character escape sequence at '\u12"]'`; fuzzing, tests/hostile.rs
+                // `fuzz_json_escape_shifted_past_the_string`).
+                let message = format!(
+                    "{LINE_INCOMPLETE_UNICODE}: incomplete unicode character escape sequence at \
+                     '{}'",
+                    until_nul(&text[run..])
+                );
+                return Err(Fail::Raise(syntax(Span::new(esc, end), message)));
+            }
             // After a lone high surrogate Ruby skips one byte, which can pair the next backslash
             // differently from pass 1 (recorded: `"\ud83d\\uzzzz"` is `"?\u{FFFD}"`): this `\u`
             // was not validated then, so its digits may be anything. Ruby reads four bytes and
@@ -548,7 +562,12 @@ impl<'a> Parser<'a> {
             i = pe;
             run = pe;
         }
-        out.push_str(&text[run..end]);
+        // After such a shift the last escape can take the closing quote itself (`\"`): Ruby
+        // appends the `"` and leaves `p` past the end, with nothing more to copy (recorded:
+        // `["\ud83d\\\\\\"]` is `["?\\\\\""]`; found by fuzzing).
+        if run < end {
+            out.push_str(&text[run..end]);
+        }
         Ok(out)
     }
 
