@@ -39,14 +39,26 @@ const WATCHDOG: Duration = Duration::from_secs(60);
 const WORKER_STACK: usize = 2 << 20;
 
 /// Runs `f` on a 2 MiB thread and waits at most [`WATCHDOG`] for it.
+///
+/// Each case gets a rayon pool of its own (two workers with 2 MiB stacks, `f` running on one):
+/// with the global pool, the parallel work of a quick case queued behind the heavy cases the
+/// test harness runs at the same time (billion laughs, HOCON bombs), and the quick case's
+/// watchdog fired on a loaded machine although nothing hung.
 fn watchdog<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = mpsc::channel();
     let start = Instant::now();
+    let name = format!("hostile {what}");
     std::thread::Builder::new()
-        .name(format!("hostile {what}"))
+        .name(name.clone())
         .stack_size(WORKER_STACK)
         .spawn(move || {
-            let _ = tx.send(f());
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .stack_size(WORKER_STACK)
+                .thread_name(move |i| format!("{name} #{i}"))
+                .build()
+                .expect("thread pool");
+            let _ = tx.send(pool.install(f));
         })
         .expect("spawn");
     match rx.recv_timeout(WATCHDOG) {
