@@ -437,3 +437,86 @@ fn no_network_crates_in_the_dependency_tree() {
         );
     }
 }
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(from).unwrap();
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(to.join(rel)).unwrap();
+        } else {
+            std::fs::copy(e.path(), to.join(rel)).unwrap();
+        }
+    }
+}
+
+/// Runs the built binary in `cwd`; stdout and stderr together.
+fn run_bin(cwd: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hieralint"))
+        .current_dir(cwd)
+        .args(args)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .expect("run hieralint");
+    let mut s = String::from_utf8_lossy(&out.stdout).into_owned();
+    s.push_str(&String::from_utf8_lossy(&out.stderr));
+    s
+}
+
+/// hieralint decrypts eyaml values (rules look keys up through `eyaml_lookup_key` levels), but a
+/// decrypted value only ever reaches the output when the user asks for that key's value
+/// (`hieralint lookup`, like `puppet lookup`): `check` never prints one, in any output format,
+/// even when the secret is interpolated into other keys, has a type other levels disagree with,
+/// or sits in a hash that merges.
+#[test]
+fn check_never_prints_decrypted_eyaml() {
+    // The recorded case fixtures/conformance/eyaml/key-files: `pkcs8_key` decrypts to `s3cr3t`
+    // (expected-7.jsonl, recorded with puppet lookup).
+    const SECRET: &str = "s3cr3t";
+    let tmp = TempDir::new("eyaml-secret");
+    copy_tree(
+        &support::crate_root().join("fixtures/conformance/eyaml/key-files/env"),
+        &tmp.0,
+    );
+    let hiera = std::fs::read_to_string(tmp.0.join("hiera.yaml")).unwrap();
+    std::fs::write(
+        tmp.0.join("hiera.yaml"),
+        format!("{hiera}  - name: common\n    path: common.yaml\n"),
+    )
+    .unwrap();
+    tmp.write(
+        "data/common.yaml",
+        "---\n\
+         wrapped: \"the password is %{lookup('pkcs8_key')}\"\n\
+         aliased: \"%{alias('pkcs8_key')}\"\n\
+         pkcs8_key: 42\n\
+         bad_interpolation: \"%{lookup('pkcs8_key')\"\n",
+    );
+    // The secret is reachable: the engine decrypts it for these keys.
+    let engine = Engine::on_disk(
+        EnvironmentSpec::standalone(&tmp.0, "production"),
+        EngineOptions::default(),
+    );
+    let session = engine.session(Arc::new(node("web01", "RedHat", "web")));
+    for (key, want) in [
+        ("pkcs8_key", SECRET.to_string()),
+        ("wrapped", format!("the password is {SECRET}")),
+        ("aliased", SECRET.to_string()),
+    ] {
+        let o = session.lookup(&LookupRequest::new(key));
+        assert_eq!(o.value(), Some(&Value::string(want.as_str())), "{key}: {:?}", o.result);
+    }
+    let dir = tmp.0.to_str().unwrap();
+    for format in hieralint::render::OutputFormat::all() {
+        let out = run_bin(&tmp.0, &["check", dir, "--format", format.name()]);
+        assert!(!out.is_empty(), "{}: no output", format.name());
+        assert!(
+            !out.contains(SECRET),
+            "check --format {} printed the decrypted value:\n{out}",
+            format.name()
+        );
+    }
+    // Asked for: `hieralint lookup` prints the value, as `puppet lookup` does.
+    let out = run_bin(&tmp.0, &["lookup", "pkcs8_key"]);
+    assert!(out.contains(SECRET), "{out}");
+}
