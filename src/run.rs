@@ -222,7 +222,6 @@ pub fn run(opts: &RunOptions) -> RunResult {
         exclude,
         file_context: true,
         limits: opts.settings.limits,
-        ..ScanOptions::default()
     };
     let mut scanned = scan::load_project_with(&paths_in, &scan_opts);
     for (code, rc) in &opts.settings.rules {

@@ -502,7 +502,7 @@ pub fn module_name_of(dir: &Path) -> String {
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 fn size_limit_message(limit: u64) -> String {
-    if limit >= 1024 * 1024 && limit % (1024 * 1024) == 0 {
+    if limit >= 1024 * 1024 && limit.is_multiple_of(1024 * 1024) {
         format!(
             "file is larger than the {} MiB limit",
             limit / (1024 * 1024)

@@ -910,12 +910,20 @@ mod tests {
         let (s, d) = parse_text(text);
         let got: Vec<(String, String)> = d
             .iter()
-            .map(|d| (d.message.clone(), d.primary.file.slice(d.primary.span).to_string()))
+            .map(|d| {
+                (
+                    d.message.clone(),
+                    d.primary.file.slice(d.primary.span).to_string(),
+                )
+            })
             .collect();
         assert_eq!(
             got,
             vec![
-                ("unknown limit `max-glob-result`".to_string(), "max-glob-result".to_string()),
+                (
+                    "unknown limit `max-glob-result`".to_string(),
+                    "max-glob-result".to_string()
+                ),
                 (
                     "limit `max-files` must be a positive whole number, not `0`".to_string(),
                     "0".to_string()
@@ -932,7 +940,10 @@ mod tests {
                 ),
             ]
         );
-        assert_eq!(d[0].notes, vec!["did you mean `max-glob-results`?".to_string()]);
+        assert_eq!(
+            d[0].notes,
+            vec!["did you mean `max-glob-results`?".to_string()]
+        );
         assert_eq!(s.limits, Limits::default());
         let (_, d) = parse_text("limits: 5\n");
         assert_eq!(

@@ -504,7 +504,12 @@ fn check_never_prints_decrypted_eyaml() {
         ("aliased", SECRET.to_string()),
     ] {
         let o = session.lookup(&LookupRequest::new(key));
-        assert_eq!(o.value(), Some(&Value::string(want.as_str())), "{key}: {:?}", o.result);
+        assert_eq!(
+            o.value(),
+            Some(&Value::string(want.as_str())),
+            "{key}: {:?}",
+            o.result
+        );
     }
     let dir = tmp.0.to_str().unwrap();
     for format in hieralint::render::OutputFormat::all() {

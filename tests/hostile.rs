@@ -1059,7 +1059,10 @@ fn fuzz_json_escape_shifted_past_the_string() {
     // (And the invalid byte, which our text holds as U+FFFD.)
     assert_eq!(e.len(), 2, "{e:?}");
     assert_eq!((e[0].0, e[0].1), (2, 8), "{e:?}");
-    assert!(e[0].2.starts_with("451: unexpected token at ': \"x\","), "{e:?}");
+    assert!(
+        e[0].2.starts_with("451: unexpected token at ': \"x\","),
+        "{e:?}"
+    );
     assert_eq!((e[1].0, e[1].1), (1, 12), "{e:?}");
     assert!(e[1].2.starts_with("invalid UTF-8"), "{e:?}");
     // `["\ud83d\\\\\\"]`: `?`, two backslashes, and the closing quote as the escaped `"`.
@@ -1069,11 +1072,18 @@ fn fuzz_json_escape_shifted_past_the_string() {
         doc.puppet_data(),
         loader::PuppetData::Value(Value::array(vec![Value::string("?\\\\\"")]))
     );
-    let doc = load_checked(Format::Json, "x.json", br#"{"k": "ab\ud83d\\\\\\", "j": 1}"#);
+    let doc = load_checked(
+        Format::Json,
+        "x.json",
+        br#"{"k": "ab\ud83d\\\\\\", "j": 1}"#,
+    );
     let mut want = hieralint::value::Hash::default();
     want.insert(Value::string("k"), Value::string("ab?\\\\\""));
     want.insert(Value::string("j"), Value::Integer(1));
-    assert_eq!(doc.puppet_data(), loader::PuppetData::Value(Value::hash(want)));
+    assert_eq!(
+        doc.puppet_data(),
+        loader::PuppetData::Value(Value::hash(want))
+    );
     // `\u` with two digits before the quote: Ruby's "incomplete unicode character escape".
     let (_, e) = json_issues(br#"["\ud83d\\\\\\u12"]"#);
     assert_eq!(
@@ -1091,4 +1101,3 @@ fn fuzz_json_escape_shifted_past_the_string() {
         loader::PuppetData::Value(Value::array(vec![Value::string("?\\\\\u{FFFD}")]))
     );
 }
-

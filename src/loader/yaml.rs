@@ -883,7 +883,8 @@ impl<'a> Loader<'a> {
                     .into(),
             );
         };
-        let (max_depth, max_alias_nodes) = (self.limits.yaml_depth(), self.limits.max_expanded_nodes);
+        let (max_depth, max_alias_nodes) =
+            (self.limits.yaml_depth(), self.limits.max_expanded_nodes);
         if depth + anchored.height > max_depth {
             return self.stop_with(
                 LoadIssueKind::Limit,
@@ -2371,8 +2372,13 @@ impl<'a> Loader<'a> {
             // collection could be a key) when it stopped: read up to the stop again, where
             // the events catch up, and take the edits the second reading confirms.
             let input = ParseInput::build(self.text, limit, self.repairs);
-            let mut probe =
-                Loader::new(&self.text[..limit], &input, self.line_starts, self.repairs, self.limits);
+            let mut probe = Loader::new(
+                &self.text[..limit],
+                &input,
+                self.line_starts,
+                self.repairs,
+                self.limits,
+            );
             probe.run();
             let confirmed = |at: usize| probe.pads.iter().any(|p| p.0 == at && p.2);
             speculative = false;
@@ -3274,7 +3280,10 @@ mod tests {
 
     #[test]
     fn files_saphyr_reads_take_one_parse() {
-        let (d, runs) = load_counted(&SourceFile::new("t.yaml", "a: [x, y]\nb: \"q\"\n"), &Limits::default());
+        let (d, runs) = load_counted(
+            &SourceFile::new("t.yaml", "a: [x, y]\nb: \"q\"\n"),
+            &Limits::default(),
+        );
         assert!(d.issues.is_empty());
         assert_eq!(runs.parses, 1);
     }
@@ -3319,7 +3328,10 @@ mod tests {
     fn a_tab_indented_line_in_block_context_is_not_padded() {
         // saphyr's "tabs disallowed" error: padding would be right in a flow collection, so it
         // is tried and the parse shows block context: libyaml's error is reported.
-        let (d, runs) = load_counted(&SourceFile::new("t.yaml", "a:\n\tb: 1\n"), &Limits::default());
+        let (d, runs) = load_counted(
+            &SourceFile::new("t.yaml", "a:\n\tb: 1\n"),
+            &Limits::default(),
+        );
         // saphyr's error, then the padded parse, where the loader's own tab check (on the text
         // as written) stops at the tab before the pad needs judging.
         assert_eq!(runs.parses, 2);
@@ -3331,7 +3343,10 @@ mod tests {
         );
         assert_eq!(issue.span.start, 3);
         // In a flow collection the pad stays: Psych loads {"x"=>{"a"=>[1, 2]}}.
-        let (d, runs) = load_counted(&SourceFile::new("t.yaml", "x:\n  a: [1,\n\t2]\n"), &Limits::default());
+        let (d, runs) = load_counted(
+            &SourceFile::new("t.yaml", "x:\n  a: [1,\n\t2]\n"),
+            &Limits::default(),
+        );
         assert!(d.issues.is_empty(), "{:?}", d.issues);
         assert_eq!(runs.parses, 2);
         assert_eq!(

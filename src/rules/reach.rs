@@ -469,8 +469,7 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
         for (location, span, glob) in locations(level.entry) {
             let mut patterns = Vec::new();
             let max = project.limits.max_glob_alternatives;
-            let Some(alternatives) = location_patterns(&level.datadir, &location, glob, max)
-            else {
+            let Some(alternatives) = location_patterns(&level.datadir, &location, glob, max) else {
                 // Too many to tell which files the glob reads (its lookups stop at the same
                 // limit with an error): claim nothing about this file.
                 return Reach::Unknown;
@@ -586,9 +585,15 @@ mod tests {
         let bomb = format!("{}.yaml", "{a,b}".repeat(30));
         assert!(location_patterns("data", &bomb, true, 10_000).is_none());
         // The same text in a path (not a glob) is one literal pattern.
-        assert_eq!(location_patterns("data", &bomb, false, 10_000).map(|p| p.len()), Some(1));
+        assert_eq!(
+            location_patterns("data", &bomb, false, 10_000).map(|p| p.len()),
+            Some(1)
+        );
         let ten = format!("{}.yaml", "{a,b}".repeat(10));
-        assert_eq!(location_patterns("data", &ten, true, 10_000).map(|p| p.len()), Some(1024));
+        assert_eq!(
+            location_patterns("data", &ten, true, 10_000).map(|p| p.len()),
+            Some(1024)
+        );
     }
 
     #[test]
