@@ -1101,3 +1101,44 @@ fn fuzz_json_escape_shifted_past_the_string() {
         loader::PuppetData::Value(Value::array(vec![Value::string("?\\\\\u{FFFD}")]))
     );
 }
+
+/// hocon_loader (a timeout: over 100 s in release): a path appended to with its own value again
+/// and again (`a += ${a} [1]`) resolves each entry of its merge stack with the older entries
+/// standing for `${a}`, and those again, 2^n resolutions of small values that the size budget
+/// never saw. Resolutions now count against `max_expanded_nodes` too: a `Limit` issue, in
+/// well under a second.
+#[test]
+fn fuzz_hocon_self_append_chain() {
+    let bytes: &'static [u8] = b"a = [2]\nb\0\0\0\0\0\0\0 = ${a} [1]\na += \03\0\0\0\0\na +=  ${a} [1]\na += \03\0\0\0\na= ${a} [1]\na\xa0+= \03\0\0\0\na= ${a} [1]\na\xa0+= \03\0\0\0\0\na +=  ${a}[ 1]\na += \03\0\0\0\na += 3\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x15\0\0\02\0\0\0\0\0\0\0\0\na +=\0\0\03\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\xea\03\0\0\0\0\0\0\0\na +=  ${a} [1]\na += \03\0\0\0\na += 3\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x15\0\0\03\0\0\0\0\x8f\0\0\0\na +=\0\0\0\0\0\na += 3\0\0\0\0\0\0\0\0\0\na +=  ${a}[ 1]\na += \03\0\0\0\na += 3\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x15\0\0\02\0\0\0\0\0\0\0\0\na +=\0\0\03\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\xea\03\0\0\0\0\0\0\0\na +=  ${a} [1]\na += \03\0\0\0\na += 3\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x15\0\0\03\0\0\0\0\x8f\0\0\0\na +=\0\0\0\0\0\na += 3\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+    let start = Instant::now();
+    let doc = watchdog("hocon self-append", move || {
+        load_checked(Format::Hocon, "x.conf", bytes)
+    });
+    assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
+    let limits: Vec<_> = doc
+        .issues
+        .iter()
+        .filter(|i| i.kind == LoadIssueKind::Limit)
+        .collect();
+    assert_eq!(limits.len(), 1, "{:?}", doc.issues);
+    assert!(limits[0].message.contains("max_expanded_nodes"), "{:?}", limits[0]);
+    // A short chain still resolves, as ruby-hocon 1.3.1 does (recorded: `Hocon.load` gives
+    // `{"a":[2,[2,1],[2,[2,1],1]]}`).
+    let doc = load_checked(
+        Format::Hocon,
+        "x.conf",
+        b"a = [2]\na += ${a} [1]\na += ${a} [1]\n",
+    );
+    assert!(doc.issues.is_empty(), "{:?}", doc.issues);
+    let i = |n: i64| Value::Integer(n);
+    let two_one = Value::array(vec![i(2), i(1)]);
+    let want = Value::array(vec![
+        i(2),
+        two_one.clone(),
+        Value::array(vec![i(2), two_one, i(1)]),
+    ]);
+    let mut h = hieralint::value::Hash::default();
+    h.insert(Value::string("a"), want);
+    assert_eq!(doc.puppet_data(), loader::PuppetData::Value(Value::hash(h)));
+}
+

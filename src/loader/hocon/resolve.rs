@@ -62,6 +62,8 @@ pub(super) struct Resolver<'a> {
     /// Values of root paths resolved without replacements.
     memo: HashMap<Vec<String>, Option<HV>>,
     depth: usize,
+    /// Resolutions made so far (see [`Resolver::resolve`]).
+    steps: u64,
     pub issues: Vec<LoadIssue>,
 }
 
@@ -75,6 +77,7 @@ impl<'a> Resolver<'a> {
             trace: Vec::new(),
             memo: HashMap::new(),
             depth: 0,
+            steps: 0,
             issues: Vec::new(),
         }
     }
@@ -98,6 +101,22 @@ impl<'a> Resolver<'a> {
     fn resolve(&mut self, v: &HV, path: Option<&[String]>, pristine: bool) -> R<Option<HV>> {
         if v.resolved {
             return Ok(Some(v.clone()));
+        }
+        // Work, not only size: a path set by `a += ${a} [1]` again and again resolves each
+        // entry of its merge stack with the older entries as `${a}`, and those again (no memo
+        // applies while a replacement is in force), so n such lines take 2^n resolutions of
+        // small values (found by fuzzing, tests/hostile.rs `fuzz_hocon_self_append_chain`).
+        // Every resolution counts against the node budget.
+        self.steps += 1;
+        if self.steps > self.budget.nodes {
+            return Err(RErr::Fail(Fail::Limit {
+                span: v.span,
+                message: format!(
+                    "substitutions take more than {} resolution steps (limit \
+                     `max_expanded_nodes` plus the file's size); hieralint stops here",
+                    self.budget.nodes
+                ),
+            }));
         }
         if self.depth >= MAX_DEPTH {
             return Err(RErr::Fail(Fail::TooDeep {
