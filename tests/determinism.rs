@@ -525,3 +525,57 @@ fn check_never_prints_decrypted_eyaml() {
     let out = run_bin(&tmp.0, &["lookup", "pkcs8_key"]);
     assert!(out.contains(SECRET), "{out}");
 }
+
+/// `--fix` writes only the files it was asked to fix: given one file, that file (its sibling,
+/// loaded for context with the same fixable problem, stays as it was); given the environment,
+/// its data files, but never a file outside it that a symbolic link inside points to, and never
+/// a new file.
+#[cfg(unix)]
+#[test]
+fn fix_writes_only_the_files_asked_for() {
+    const FIXABLE: &str = "---\nmotd: Welcome to %{facts.role}\n";
+    let tmp = TempDir::new("fix-scope");
+    tmp.write(
+        "env/hiera.yaml",
+        "version: 5\nhierarchy:\n  - name: Common\n    path: common.yaml\n  - name: Other\n    path: other.yaml\n  - name: Linked\n    path: linked.yaml\n",
+    );
+    let common = tmp.write("env/data/common.yaml", FIXABLE);
+    let other = tmp.write("env/data/other.yaml", FIXABLE);
+    let outside = tmp.write("outside/secret.yaml", FIXABLE);
+    std::os::unix::fs::symlink(&outside, tmp.0.join("env/data/linked.yaml")).unwrap();
+    let fixed = |p: &Path| std::fs::read_to_string(p).unwrap() != FIXABLE;
+    let fix = |arg: &Path| {
+        let out = run_bin(
+            &tmp.0,
+            &[
+                "check",
+                "--fix",
+                "--format",
+                "concise",
+                arg.to_str().unwrap(),
+            ],
+        );
+        assert!(!out.contains("panicked"), "{out}");
+    };
+
+    let before = tree_digest(&tmp.0);
+    fix(&common);
+    let after = tree_digest(&tmp.0);
+    let changed: Vec<&PathBuf> = after
+        .iter()
+        // (Directories' times may change when a file is replaced by a rename.)
+        .filter(|(p, h)| before.get(*p) != Some(h) && !p.is_dir())
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(changed, vec![&common], "one file named, one file written");
+    assert_eq!(before.len(), after.len(), "no file created or removed");
+    assert!(fixed(&common) && !fixed(&other) && !fixed(&outside));
+
+    fix(&tmp.0.join("env"));
+    assert!(fixed(&other), "the environment's files are fixed");
+    assert!(
+        !fixed(&outside),
+        "a file outside, reached by a link, is not written"
+    );
+    assert_eq!(tree_digest(&tmp.0).len(), before.len());
+}
