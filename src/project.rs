@@ -33,7 +33,7 @@ pub enum FileRole {
 }
 
 /// A file of the project, loaded.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct LoadedFile {
     pub source: Arc<SourceFile>,
     pub doc: Document,
@@ -113,6 +113,19 @@ impl Project {
         Project {
             files,
             ..Project::default()
+        }
+    }
+
+    /// A copy of the project (files, fact sets, settings) without its analysis, for a check
+    /// that runs on another thread while this one keeps changing (the language server).
+    pub fn snapshot(&self) -> Project {
+        Project {
+            files: self.files.clone(),
+            fact_sets: self.fact_sets.clone(),
+            puppet: self.puppet,
+            rule_options: self.rule_options.clone(),
+            limits: self.limits,
+            analysis: OnceLock::new(),
         }
     }
 

@@ -11,6 +11,7 @@ use std::hash::{Hash as StdHash, Hasher};
 use std::sync::Arc;
 
 use indexmap::IndexMap;
+pub use num_bigint::BigInt;
 
 use crate::span::Span;
 
@@ -225,19 +226,48 @@ pub enum Value {
     Undef,
     Bool(bool),
     Integer(i64),
+    /// An integer beyond 64 bits (a Ruby Bignum): Psych, Ruby's JSON and ruby-hocon load these
+    /// exactly and Puppet returns them from lookups (recorded: fixtures/conformance/yaml/scalars,
+    /// json/values-and-file-errors). Never holds a value that fits `i64`: build it with
+    /// [`Value::from_bigint`].
+    BigInt(Arc<BigInt>),
     Float(f64),
     String(Arc<str>),
     /// A Ruby Symbol (`:sym` in YAML): survives loading, fails Puppet's value validation.
     Symbol(Arc<str>),
     Array(Arc<Vec<Value>>),
     Hash(Arc<IndexMap<Value, Value>>),
+    /// Puppet's `Sensitive` wrapper, made by `convert_to: Sensitive` (reference §3.4). It prints
+    /// as `Sensitive [value redacted]` everywhere (recorded: fixtures/conformance/lopts/
+    /// convert-to) and, like the Ruby object, is equal only to itself.
+    Sensitive(Arc<Value>),
 }
 
 pub type Hash = IndexMap<Value, Value>;
 
+/// How Puppet prints a `Sensitive` value (`to_s`), whatever it wraps.
+pub const SENSITIVE_TEXT: &str = "Sensitive [value redacted]";
+
 impl Value {
     pub fn string(s: impl Into<Arc<str>>) -> Value {
         Value::String(s.into())
+    }
+
+    /// An integer of any size: `Integer` when it fits 64 bits, else `BigInt`.
+    pub fn from_bigint(b: BigInt) -> Value {
+        match i64::try_from(&b) {
+            Ok(i) => Value::Integer(i),
+            Err(_) => Value::BigInt(Arc::new(b)),
+        }
+    }
+
+    /// Parses decimal digits with an optional sign (JSON, HOCON and YAML integers) into an
+    /// integer of any size; `None` when `digits` is not an integer.
+    pub fn parse_integer(digits: &str) -> Option<Value> {
+        if let Ok(i) = digits.parse::<i64>() {
+            return Some(Value::Integer(i));
+        }
+        digits.parse::<BigInt>().ok().map(Value::from_bigint)
     }
 
     pub fn array(v: Vec<Value>) -> Value {
@@ -280,12 +310,13 @@ impl Value {
         match self {
             Value::Undef => "Undef",
             Value::Bool(_) => "Boolean",
-            Value::Integer(_) => "Integer",
+            Value::Integer(_) | Value::BigInt(_) => "Integer",
             Value::Float(_) => "Float",
             Value::String(_) => "String",
             Value::Symbol(_) => "Runtime",
             Value::Array(_) => "Array",
             Value::Hash(_) => "Hash",
+            Value::Sensitive(_) => "Sensitive",
         }
     }
 
@@ -305,6 +336,7 @@ impl Value {
         match self {
             Value::Undef => String::new(),
             Value::String(s) | Value::Symbol(s) => s.to_string(),
+            Value::Sensitive(_) => SENSITIVE_TEXT.to_string(),
             other => other.ruby_inspect(),
         }
     }
@@ -323,7 +355,10 @@ impl Value {
             Value::Undef => out.push_str("nil"),
             Value::Bool(b) => write!(out, "{b}").unwrap(),
             Value::Integer(i) => write!(out, "{i}").unwrap(),
+            Value::BigInt(i) => write!(out, "{i}").unwrap(),
             Value::Float(f) => out.push_str(&ruby_float_to_s(*f)),
+            // Puppet's `Sensitive#inspect` (recorded: fixtures/conformance/lopts/convert-to).
+            Value::Sensitive(_) => out.push_str("#<Sensitive [value redacted]>"),
             Value::String(s) => write_ruby_string_inspect(s, out),
             Value::Symbol(s) => write_ruby_symbol_inspect(s, out),
             Value::Array(a) => {
@@ -359,6 +394,12 @@ impl Value {
             Value::Undef => J::Null,
             Value::Bool(b) => J::Bool(*b),
             Value::Integer(i) => J::from(*i),
+            // Exact digits (serde_json's arbitrary_precision): JSON has no size limit.
+            Value::BigInt(i) => serde_json::from_str::<serde_json::Number>(&i.to_string())
+                .map(J::Number)
+                .unwrap_or_else(|_| J::String(i.to_string())),
+            // What `puppet lookup --render-as json` prints for a Sensitive (recorded).
+            Value::Sensitive(_) => J::String(SENSITIVE_TEXT.into()),
             Value::Float(f) => serde_json::Number::from_f64(*f)
                 .map(J::Number)
                 .unwrap_or_else(|| J::String(ruby_float_to_s(*f))),
@@ -386,7 +427,14 @@ impl Value {
             J::Bool(b) => Value::Bool(*b),
             J::Number(n) => match n.as_i64() {
                 Some(i) => Value::Integer(i),
-                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+                None => {
+                    let text = n.to_string();
+                    if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+                        Value::parse_integer(&text).unwrap_or(Value::Float(f64::NAN))
+                    } else {
+                        Value::Float(n.as_f64().unwrap_or(f64::NAN))
+                    }
+                }
             },
             J::String(s) => Value::string(s.as_str()),
             J::Array(a) => Value::array(a.iter().map(Value::from_json).collect()),
@@ -512,6 +560,9 @@ impl PartialEq for Value {
             (Value::Undef, Value::Undef) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Integer(a), Value::Integer(b)) => a == b,
+            (Value::BigInt(a), Value::BigInt(b)) => a == b,
+            // Sensitive does not override `eql?`: an instance equals only itself.
+            (Value::Sensitive(a), Value::Sensitive(b)) => Arc::ptr_eq(a, b),
             (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits() || a == b,
             (Value::String(a), Value::String(b)) => a == b,
             (Value::Symbol(a), Value::Symbol(b)) => a == b,
@@ -534,6 +585,8 @@ impl StdHash for Value {
             Value::Undef => {}
             Value::Bool(b) => b.hash(state),
             Value::Integer(i) => i.hash(state),
+            Value::BigInt(i) => i.hash(state),
+            Value::Sensitive(v) => (Arc::as_ptr(v) as usize).hash(state),
             Value::Float(f) => {
                 // -0.0 eql? 0.0 in Ruby, so both must hash alike.
                 let f = if *f == 0.0 { 0.0 } else { *f };

@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hieralint::engine::{
-    Engine, EngineOptions, EnvironmentSpec, LookupRequest, LookupResult, PuppetVersion, Scope,
-    Strict, Trusted,
+    Engine, EngineOptions, EnvironmentSpec, LookupRequest, PuppetVersion, Scope, Strict,
 };
-use hieralint::value::{Hash, Value};
+use hieralint::value::Value;
+
+mod common;
 
 fn cases_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/conformance")
@@ -46,83 +47,13 @@ fn case_dirs() -> Vec<PathBuf> {
 fn scope_for(case: &Path) -> Scope {
     let text = std::fs::read_to_string(case.join("facts.json")).unwrap_or_else(|_| "{}".into());
     let j: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::json!({}));
-    let raw = Value::from_json(&j);
-    let raw = raw.as_hash().cloned().unwrap_or_default();
-    let trusted_v = raw.get(&Value::string("trusted")).cloned();
-    let server = raw
-        .get(&Value::string("server_facts"))
-        .and_then(|v| v.as_hash())
-        .cloned();
-    let facts: Hash = raw
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), Some("trusted" | "server_facts")))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let mut trusted = trusted_v
-        .as_ref()
-        .filter(|t| t.as_hash().is_some())
-        .map(Trusted::from_value)
-        .unwrap_or_default();
-    if trusted.certname.is_none() {
-        let get = |k: &str| {
-            facts
-                .get(&Value::string(k))
-                .and_then(|v| v.as_str())
-                .map(str::to_string)
-        };
-        let fqdn = facts
-            .get(&Value::string("networking"))
-            .and_then(|n| n.as_hash())
-            .and_then(|n| n.get(&Value::string("fqdn")))
-            .and_then(|v| v.as_str())
-            .map(str::to_string);
-        trusted.certname = Some(
-            get("clientcert")
-                .or(fqdn)
-                .or_else(|| get("fqdn"))
-                .unwrap_or_else(|| "oracle.example.com".into()),
-        );
-    }
-    Scope::for_node(&facts, &trusted, server.as_ref(), "production")
+    common::scope_from_json(&j)
 }
 
 /// Recorded behaviour hieralint does not reproduce, each with the reason (case, mode file, line
 /// number in lookups.jsonl). The test fails on any other disagreement, and on a listed line that
 /// starts agreeing (so the list stays true).
-const KNOWN_GAPS: &[(&str, &str, usize, &str)] = &[
-    // `Value` has no Bignum: integers beyond 64 bits are approximated as Floats by the loaders.
-    (
-        "json/values-and-file-errors",
-        "expected-7.jsonl",
-        14,
-        "Bignum",
-    ),
-    (
-        "json/values-and-file-errors",
-        "expected-strict.jsonl",
-        14,
-        "Bignum",
-    ),
-    ("yaml/scalars", "expected-7.jsonl", 41, "Bignum"),
-    ("yaml/scalars", "expected-strict.jsonl", 41, "Bignum"),
-    // `Value` has no Sensitive: `convert_to: Sensitive` is reported as unsupported.
-    ("lopts/convert-to", "expected-7.jsonl", 6, "Sensitive"),
-    ("lopts/convert-to", "expected-strict.jsonl", 6, "Sensitive"),
-    // A v5 file without `version` fails the v3 struct with two lines (variant 0 and variant 1);
-    // src/config reports only the variant 1 line.
-    (
-        "config/module-hiera-yaml-errors",
-        "expected-7.jsonl",
-        4,
-        "v3 struct variant 0 line",
-    ),
-    (
-        "config/module-hiera-yaml-errors",
-        "expected-strict.jsonl",
-        4,
-        "v3 struct variant 0 line",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str, usize, &str)] = &[];
 
 fn known_gap(rel: &str, file: &str, line: usize) -> bool {
     KNOWN_GAPS
@@ -135,13 +66,6 @@ struct Tally {
     agree: usize,
     disagree: usize,
     known: usize,
-}
-
-fn ruby_inspect_of(expected: &serde_json::Value) -> Option<String> {
-    expected
-        .get("ruby_inspect")
-        .and_then(|v| v.as_str())
-        .map(str::to_string)
 }
 
 fn run_mode(
@@ -188,24 +112,8 @@ fn run_mode(
         let session = engine.session(scope.clone());
         let out = session.lookup(&req);
         let scrub = |s: &str| s.replace(&env_s, "<ENV>");
-        let got = match &out.result {
-            LookupResult::Found(v) => format!("value {}", v.ruby_inspect()),
-            LookupResult::NotFound => "not_found".to_string(),
-            LookupResult::Error(e) => {
-                format!("error {}: {}", e.kind.ruby_class(), scrub(&e.message))
-            }
-        };
-        let want = if exp.get("not_found").is_some() {
-            "not_found".to_string()
-        } else if let Some(err) = exp.get("error") {
-            format!(
-                "error {}: {}",
-                exp["error_class"].as_str().unwrap_or(""),
-                err.as_str().unwrap_or("")
-            )
-        } else {
-            format!("value {}", ruby_inspect_of(&exp).unwrap_or_default())
-        };
+        let got = common::ours(&out, &env_s);
+        let want = common::puppets(&exp);
         let mut ok = got == want;
         let mut detail = String::new();
         if ok {

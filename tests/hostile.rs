@@ -1114,14 +1114,22 @@ fn fuzz_hocon_self_append_chain() {
     let doc = watchdog("hocon self-append", move || {
         load_checked(Format::Hocon, "x.conf", bytes)
     });
-    assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
     let limits: Vec<_> = doc
         .issues
         .iter()
         .filter(|i| i.kind == LoadIssueKind::Limit)
         .collect();
     assert_eq!(limits.len(), 1, "{:?}", doc.issues);
-    assert!(limits[0].message.contains("max_expanded_nodes"), "{:?}", limits[0]);
+    assert!(
+        limits[0].message.contains("max_expanded_nodes"),
+        "{:?}",
+        limits[0]
+    );
     // A short chain still resolves, as ruby-hocon 1.3.1 does (recorded: `Hocon.load` gives
     // `{"a":[2,[2,1],[2,[2,1],1]]}`).
     let doc = load_checked(
@@ -1141,4 +1149,3 @@ fn fuzz_hocon_self_append_chain() {
     h.insert(Value::string("a"), want);
     assert_eq!(doc.puppet_data(), loader::PuppetData::Value(Value::hash(h)));
 }
-

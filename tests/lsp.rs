@@ -188,6 +188,19 @@ impl Client {
         }
     }
 
+    /// Reads `publishDiagnostics` for `file` until one satisfies `want` (cross-file findings
+    /// come when the background project phases end, possibly after a first publication).
+    fn diagnostics_until(&mut self, file: &Path, want: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let d = self.diagnostics_for(file);
+            if want(&d) {
+                return d;
+            }
+            assert!(Instant::now() < deadline, "no publication as expected: {d}");
+        }
+    }
+
     fn open(&mut self, path: &Path, version: i32) {
         let text = std::fs::read_to_string(path).unwrap();
         self.notify(
@@ -556,6 +569,65 @@ fn edits_are_checked_with_the_unsaved_text_across_files() {
     c.hover(&common, 5, 3);
     let d = c.diagnostics_for(&hiera);
     assert_eq!(d["diagnostics"], json!([]));
+    assert_eq!(c.finish().code(), Some(0));
+}
+
+/// A cross-file rule (H204: a lookup of a key no file read defines, a project phase) follows
+/// the unsaved text of another file: defining the key in common.yaml's buffer clears the finding
+/// in os/Debian.yaml, undefining it brings it back.
+#[test]
+fn cross_file_findings_follow_edits_of_other_files() {
+    let env = temp_env("crossfile");
+    let common = env.join("data/common.yaml");
+    let debian = env.join("data/os/Debian.yaml");
+    std::fs::write(
+        &debian,
+        "---\nprofile::base::ntp:\n  - \"%{lookup('profile::os::pool')}\"\n",
+    )
+    .unwrap();
+    let (mut c, _) = Client::start(&env, json!({}), json!({}));
+    c.open(&debian, 1);
+    c.open(&common, 1);
+    let codes = |d: &Value| -> Vec<String> {
+        d["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["code"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let d = c.diagnostics_until(&debian, |d| codes(d).contains(&"H204".to_string()));
+    let h204 = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "H204")
+        .unwrap()
+        .clone();
+    assert_eq!(h204["range"], range(2, 5, 2, 35));
+    assert!(
+        h204["message"]
+            .as_str()
+            .unwrap()
+            .contains("looks up `profile::os::pool`, which has no value"),
+        "{h204}"
+    );
+    // Define the key in common.yaml (unsaved; line 14 is past the end).
+    c.change(
+        &common,
+        2,
+        json!([{"range": range(14, 0, 14, 0), "text": "profile::os::pool: pool.example.com\n"}]),
+    );
+    let d = c.diagnostics_until(&debian, |d| !codes(d).contains(&"H204".to_string()));
+    assert_eq!(d["diagnostics"], json!([]));
+    // The file on disk still lacks it; the buffer is what counts. Undo: the finding is back.
+    c.change(
+        &common,
+        3,
+        json!([{"range": range(14, 0, 15, 0), "text": ""}]),
+    );
+    let d = c.diagnostics_until(&debian, |d| codes(d).contains(&"H204".to_string()));
+    assert_eq!(d["version"], 1);
     assert_eq!(c.finish().code(), Some(0));
 }
 
@@ -1029,7 +1101,7 @@ fn code_actions_offer_the_rules_fixes_over_stdio() {
     assert_eq!(c.finish().code(), Some(0));
 }
 
-/// The Neovim configuration of docs/editors.md, for real: headless Neovim starts
+/// The Neovim configuration of the README (and docs/editors.md), for real: headless Neovim starts
 /// `hieralint server` for a hiera.yaml and receives its diagnostics. Skipped (with a notice)
 /// when `nvim` is not installed.
 #[test]
@@ -1057,14 +1129,22 @@ fn neovim_reports_diagnostics() {
     )
     .unwrap();
 
-    let docs =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/editors.md"))
-            .unwrap();
-    let block = docs
-        .split("<!-- nvim-config:start -->")
-        .nth(1)
-        .and_then(|s| s.split("<!-- nvim-config:end -->").next())
-        .expect("docs/editors.md marks the Neovim configuration");
+    // The README's snippet, which docs/editors.md repeats word for word.
+    let marked = |file: &str| -> String {
+        let text =
+            std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+        text.split("<!-- nvim-config:start -->")
+            .nth(1)
+            .and_then(|s| s.split("<!-- nvim-config:end -->").next())
+            .unwrap_or_else(|| panic!("{file} marks the Neovim configuration"))
+            .to_string()
+    };
+    let block = marked("README.md");
+    assert_eq!(
+        block,
+        marked("docs/editors.md"),
+        "README.md and docs/editors.md give the same Neovim configuration"
+    );
     let lua = block
         .trim()
         .strip_prefix("```lua")

@@ -93,6 +93,10 @@ pub struct ConfigError {
     /// False when `puppet_message` approximates Puppet's text (a type printed as `Hash` where
     /// Puppet prints its full inferred type; see `schema`).
     pub puppet_exact: bool,
+    /// For struct-assertion errors: Puppet's whole `TypeAssertionError` message, every mismatch
+    /// of the assertion included (some of which hieralint does not report as diagnostics of
+    /// their own; see `validate::assert_struct`).
+    pub puppet_assertion: Option<String>,
     /// Under `strict=error` Puppet says something else (v3 in an environment: an error instead of
     /// a warning).
     pub puppet_message_strict: Option<String>,

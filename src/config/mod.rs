@@ -83,6 +83,7 @@ impl<'a> Cx<'a> {
             puppet_message: r.puppet,
             puppet_message_strict: None,
             puppet_exact: true,
+            puppet_assertion: None,
             message: r.message,
             help: None,
             severity_hint: r.severity,
@@ -214,7 +215,7 @@ impl<'a> Cx<'a> {
             other => Err(format!(
                 "undefined method `to_i' for {}:{}",
                 other.ruby_inspect(),
-                ruby_class(other)
+                crate::engine::ruby::class_name(other)
             )),
         };
         match n {
@@ -319,29 +320,15 @@ pub(crate) fn describe_node(n: &Node) -> &'static str {
         NodeKind::Scalar(s) => match &s.value {
             Value::Undef => "null",
             Value::Bool(_) => "a boolean",
-            Value::Integer(_) => "an integer",
+            Value::Integer(_) | Value::BigInt(_) => "an integer",
             Value::Float(_) => "a float",
             Value::String(t) if t.is_empty() => "an empty string",
             Value::String(_) => "a string",
             Value::Symbol(_) => "a Ruby symbol",
             Value::Array(_) => "a list",
             Value::Hash(_) => "a hash",
+            Value::Sensitive(_) => "a Sensitive value",
         },
-    }
-}
-
-/// Ruby's class name for the NoMethodError text.
-fn ruby_class(v: &Value) -> &'static str {
-    match v {
-        Value::Undef => "NilClass",
-        Value::Bool(true) => "TrueClass",
-        Value::Bool(false) => "FalseClass",
-        Value::Integer(_) => "Integer",
-        Value::Float(_) => "Float",
-        Value::String(_) => "String",
-        Value::Symbol(_) => "Symbol",
-        Value::Array(_) => "Array",
-        Value::Hash(_) => "Hash",
     }
 }
 

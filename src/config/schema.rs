@@ -358,12 +358,20 @@ pub fn actual_of(node: &Node) -> Actual {
             Value::Undef => Actual::Undef,
             Value::Bool(_) => Actual::Bool,
             Value::Integer(i) => Actual::Int(*i),
+            // Only the sign matters to the schema's range messages.
+            Value::BigInt(i) => Actual::Int(if i.sign() == num_bigint::Sign::Minus {
+                i64::MIN
+            } else {
+                i64::MAX
+            }),
             Value::Float(_) => Actual::Float,
             Value::String(t) => Actual::Str(t.to_string()),
             Value::Symbol(_) => Actual::Runtime,
             // A scalar node never holds a container value.
             Value::Array(_) => Actual::Tuple,
             Value::Hash(_) => Actual::Hash,
+            // Loaders never produce it.
+            Value::Sensitive(_) => Actual::Runtime,
         },
         NodeKind::Seq(items) if items.is_empty() => Actual::EmptyArray,
         NodeKind::Seq(_) => Actual::Tuple,

@@ -51,6 +51,25 @@ impl Cx<'_> {
             }),
             _ => false,
         };
+        // Puppet's message lists them all (`describe_mismatch`: one mismatch is stripped, several
+        // are joined with "\n ", each starting with a space; recorded: conformance
+        // config/module-hiera-yaml-errors `cnoversion`).
+        let lines: Vec<String> = all
+            .iter()
+            .filter(|m| !m.silent)
+            .map(|m| {
+                format!(
+                    " The Lookup Configuration at '{}' has wrong type,{}",
+                    self.path,
+                    m.describe()
+                )
+            })
+            .collect();
+        let assertion = match lines.len() {
+            0 => String::new(),
+            1 => lines[0].trim().to_string(),
+            _ => lines.join("\n "),
+        };
         let kept: Vec<&Mismatch> = all.iter().filter(|m| !shallow(m)).collect();
         for m in kept {
             let puppet = if m.silent {
@@ -83,6 +102,7 @@ impl Cx<'_> {
             });
             e.puppet_exact = exact;
             e.help = help;
+            e.puppet_assertion = Some(assertion.clone());
         }
     }
 

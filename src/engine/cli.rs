@@ -176,32 +176,12 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
         Some(f) => read_facts(f)?,
         None => (Hash::new(), None, None),
     };
-    let mut trusted = trusted_v
-        .as_ref()
-        .filter(|t| t.as_hash().is_some())
-        .map(Trusted::from_value)
-        .unwrap_or_default();
-    if trusted.certname.is_none() {
-        let get = |k: &str| {
-            facts
-                .get(&Value::string(k))
-                .and_then(|v| v.as_str())
-                .map(str::to_string)
-        };
-        let fqdn = facts
-            .get(&Value::string("networking"))
-            .and_then(|n| n.as_hash())
-            .and_then(|n| n.get(&Value::string("fqdn")))
-            .and_then(|v| v.as_str())
-            .map(str::to_string);
-        trusted.certname = args
-            .node
-            .clone()
-            .or_else(|| get("clientcert"))
-            .or(fqdn)
-            .or_else(|| get("fqdn"))
-            .or_else(|| Some("localhost".into()));
-    }
+    let trusted = Trusted::for_facts(
+        trusted_v.as_ref(),
+        &facts,
+        args.node.as_deref(),
+        "localhost",
+    );
 
     let spec = match &args.codedir {
         Some(c) => {
@@ -510,6 +490,8 @@ fn scalar(v: &Value, indent: usize) -> String {
         Value::Undef => String::new(),
         Value::Bool(b) => b.to_string(),
         Value::Integer(i) => i.to_string(),
+        Value::BigInt(i) => i.to_string(),
+        Value::Sensitive(_) => yaml_string(crate::value::SENSITIVE_TEXT, indent),
         Value::Float(f) if f.is_nan() => ".nan".into(),
         Value::Float(f) if f.is_infinite() => {
             if *f > 0.0 {

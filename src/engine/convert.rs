@@ -1,6 +1,6 @@
 //! The `convert_to` lookup option (reference §3.4): Puppet's `new(Type, value, *args)` for the
-//! data types hieralint can create — Array, Hash, String, Integer, Float, Numeric, Boolean — with
-//! Puppet's messages. Other valid types (Sensitive, Timestamp, Deferred, user types...) give an
+//! data types hieralint can create — Array, Hash, String, Integer, Float, Numeric, Boolean,
+//! Sensitive — with Puppet's messages. Other valid types (Timestamp, Deferred, user types...) give an
 //! [`ErrorKind::Unsupported`] error naming the type; unknown names give Puppet's
 //! `Creation of new instance of type 'TypeReference['X']' is not supported`.
 
@@ -340,6 +340,12 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
             ))),
         },
         "String" => Ok(Value::string(puppet_string(value))),
+        // `Sensitive.new(value)` wraps any value; a Sensitive stays as it is (recorded:
+        // lopts/convert-to `to_sensitive`).
+        "Sensitive" => Ok(match value {
+            Value::Sensitive(_) => value.clone(),
+            other => Value::Sensitive(std::sync::Arc::new(other.clone())),
+        }),
         "Integer" => to_integer(value, rest.first()).map_err(new_err),
         "Float" => to_float(value).map_err(new_err),
         "Numeric" => match value {

@@ -243,7 +243,9 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
         .filter(|e| e.when == When::AtValidation && is_struct_error(e))
         .collect();
     if !structs.is_empty() {
-        let msg = if structs.len() == 1 {
+        let msg = if let Some(whole) = &structs[0].puppet_assertion {
+            whole.clone()
+        } else if structs.len() == 1 {
             structs[0].puppet_message.clone()
         } else {
             format!(

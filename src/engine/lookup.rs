@@ -144,6 +144,10 @@ enum Func {
     Custom,
     /// A function that does not exist: Puppet fails when the level is first used.
     Missing,
+    /// A function `mod::f` of a module that is not on the modulepath: Puppet has no loader
+    /// for the module and crashes with a NoMethodError when the level is first used (recorded:
+    /// fixtures/real/wikimedia+operations-puppet, `wmflib::expand_path` without `wmflib`).
+    NoModule,
 }
 
 /// A hierarchy level with its locations resolved (`FunctionProvider`).
@@ -1322,6 +1326,11 @@ impl<'a> Cx<'a> {
                     None,
                 ))
             }
+            Func::NoModule => Err(no_method(
+                "load_typed",
+                &Value::Undef,
+                "    te = loader.load_typed(typed_name)",
+            )),
             Func::Custom => {
                 self.report_text(|| {
                     format!(
@@ -2329,7 +2338,12 @@ impl Engine {
             // Hiera 3 backends come from the hiera gem, which hieralint cannot run.
             (FunctionKind::Hiera3Backend, _) => Func::Custom,
             _ => {
-                if self.function_exists(name) {
+                // `load_function`: a qualified name is loaded by its module's private loader,
+                // which is nil for a module the environment does not have.
+                let module = name.split_once("::").map(|(ns, _)| ns);
+                if module.is_some_and(|ns| ns != "environment" && self.module_dir(ns).is_none()) {
+                    Func::NoModule
+                } else if self.function_exists(name) {
                     Func::Custom
                 } else {
                     Func::Missing

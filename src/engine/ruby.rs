@@ -13,7 +13,12 @@ use std::sync::{Arc, LazyLock, Mutex};
 use onig::{Regex, RegexOptions, Syntax};
 
 use super::error::{ErrorKind, LookupError};
-use crate::value::{ruby_float_to_s, Value};
+use crate::value::{ruby_float_to_s, BigInt, Value};
+
+/// `Integer#to_f` for a Bignum (nearest float, infinite beyond f64's range).
+fn big_to_f64(b: &BigInt) -> f64 {
+    num_traits::ToPrimitive::to_f64(b).unwrap_or(f64::NAN)
+}
 
 /// Ruby's class name of a value (`comparison of String with ...`).
 pub fn class_name(v: &Value) -> &'static str {
@@ -21,12 +26,13 @@ pub fn class_name(v: &Value) -> &'static str {
         Value::Undef => "NilClass",
         Value::Bool(true) => "TrueClass",
         Value::Bool(false) => "FalseClass",
-        Value::Integer(_) => "Integer",
+        Value::Integer(_) | Value::BigInt(_) => "Integer",
         Value::Float(_) => "Float",
         Value::String(_) => "String",
         Value::Symbol(_) => "Symbol",
         Value::Array(_) => "Array",
         Value::Hash(_) => "Hash",
+        Value::Sensitive(_) => "Puppet::Pops::Types::PSensitiveType::Sensitive",
     }
 }
 
@@ -36,6 +42,9 @@ pub fn ruby_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Integer(x), Value::Float(y)) | (Value::Float(y), Value::Integer(x)) => {
             (*x as f64) == *y
+        }
+        (Value::BigInt(x), Value::Float(y)) | (Value::Float(y), Value::BigInt(x)) => {
+            big_to_f64(x) == *y
         }
         (Value::Float(x), Value::Float(y)) => x == y,
         (Value::Array(x), Value::Array(y)) => {
@@ -59,6 +68,11 @@ pub fn ruby_cmp(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Integer(x), Value::Float(y)) => (*x as f64).partial_cmp(y),
         (Value::Float(x), Value::Integer(y)) => x.partial_cmp(&(*y as f64)),
         (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
+        (Value::BigInt(x), Value::BigInt(y)) => Some(x.cmp(y)),
+        (Value::BigInt(x), Value::Integer(y)) => Some(x.as_ref().cmp(&BigInt::from(*y))),
+        (Value::Integer(x), Value::BigInt(y)) => Some(BigInt::from(*x).cmp(y.as_ref())),
+        (Value::BigInt(x), Value::Float(y)) => big_to_f64(x).partial_cmp(y),
+        (Value::Float(x), Value::BigInt(y)) => x.partial_cmp(&big_to_f64(y)),
         (Value::String(x), Value::String(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
         (Value::Symbol(x), Value::Symbol(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
         (Value::Array(x), Value::Array(y)) => {
@@ -82,6 +96,7 @@ fn cmperr_operand(v: &Value) -> String {
         Value::Undef => "nil".into(),
         Value::Bool(b) => b.to_string(),
         Value::Integer(i) => i.to_string(),
+        Value::BigInt(i) => i.to_string(),
         Value::Float(f) => ruby_float_to_s(*f),
         Value::Symbol(s) => format!(":{s}"),
         other => class_name(other).into(),

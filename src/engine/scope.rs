@@ -35,6 +35,38 @@ impl Default for Trusted {
 }
 
 impl Trusted {
+    /// `$trusted` for a node given as a facts hash, as `puppet lookup --facts` (and the oracle,
+    /// tools/oracle/record.rb) build it: the facts' `trusted` entry when it is a hash; a
+    /// certname it lacks comes from `node`, else the `clientcert`, `networking.fqdn` or `fqdn`
+    /// fact, else `fallback`.
+    pub fn for_facts(
+        trusted: Option<&Value>,
+        facts: &Hash,
+        node: Option<&str>,
+        fallback: &str,
+    ) -> Trusted {
+        let mut t = trusted
+            .filter(|t| t.as_hash().is_some())
+            .map(Trusted::from_value)
+            .unwrap_or_default();
+        if t.certname.is_none() {
+            let fact = |k: &str| facts.get(&Value::string(k)).and_then(|v| v.as_str());
+            let fqdn = facts
+                .get(&Value::string("networking"))
+                .and_then(|n| n.as_hash())
+                .and_then(|n| n.get(&Value::string("fqdn")))
+                .and_then(|v| v.as_str());
+            t.certname = Some(
+                node.or_else(|| fact("clientcert"))
+                    .or(fqdn)
+                    .or_else(|| fact("fqdn"))
+                    .unwrap_or(fallback)
+                    .to_string(),
+            );
+        }
+        t
+    }
+
     /// Reads a `trusted` hash as facts files carry it (`{"certname":..., "extensions":{...},
     /// "authenticated":..., "external":{...}}`).
     pub fn from_value(v: &Value) -> Trusted {

@@ -167,6 +167,16 @@ pub fn infer(v: &Value) -> PType {
         Value::Undef => PType::Undef,
         Value::Bool(b) => PType::Boolean(Some(*b)),
         Value::Integer(i) => PType::Integer(*i, *i),
+        // PType holds 64-bit bounds; a Bignum is past one of them.
+        Value::BigInt(i) => {
+            let b = if i.sign() == num_bigint::Sign::Minus {
+                i64::MIN
+            } else {
+                i64::MAX
+            };
+            PType::Integer(b, b)
+        }
+        Value::Sensitive(_) => PType::Any,
         Value::Float(f) => PType::Float(*f, *f),
         Value::String(s) => PType::String(Some(s.to_string())),
         Value::Symbol(_) => PType::Symbol,
@@ -478,10 +488,11 @@ pub fn short_name(v: &Value) -> &'static str {
     match v {
         Value::Undef => "Undef",
         Value::Bool(_) => "Boolean",
-        Value::Integer(_) => "Integer",
+        Value::Integer(_) | Value::BigInt(_) => "Integer",
         Value::Float(_) => "Float",
         Value::String(_) => "String",
         Value::Symbol(_) => "Runtime",
+        Value::Sensitive(_) => "Sensitive",
         Value::Array(a) if a.is_empty() => "Array",
         Value::Array(_) => "Tuple",
         Value::Hash(h)
@@ -498,7 +509,7 @@ pub fn short_name(v: &Value) -> &'static str {
 /// Is the value Puppet `Data` (scalars, undef, arrays of Data, hashes of String to Data)?
 pub fn is_data_value(v: &Value) -> bool {
     match v {
-        Value::Symbol(_) => false,
+        Value::Symbol(_) | Value::Sensitive(_) => false,
         Value::Array(a) => a.iter().all(is_data_value),
         Value::Hash(h) => h
             .iter()
@@ -513,8 +524,10 @@ pub fn is_rich_data_value(v: &Value) -> bool {
         Value::Symbol(_) => false,
         Value::Array(a) => a.iter().all(is_rich_data_value),
         Value::Hash(h) => h.iter().all(|(k, v)| {
-            matches!(k, Value::String(_) | Value::Integer(_) | Value::Float(_))
-                && is_rich_data_value(v)
+            matches!(
+                k,
+                Value::String(_) | Value::Integer(_) | Value::BigInt(_) | Value::Float(_)
+            ) && is_rich_data_value(v)
         }),
         _ => true,
     }

@@ -147,7 +147,7 @@ fn load_here(file: &SourceFile, limits: &Limits) -> Document {
             let empty = matches!(&root.kind, K::Obj(o) if o.fields.is_empty());
             let braces = text.trim_start().starts_with('{');
             if !empty || braces {
-                let mut node = conv.node(&root, &mut doc.issues);
+                let mut node = conv.node(&root);
                 if !braces {
                     node.span = Span::new(0, file.text().len());
                 }
@@ -232,7 +232,7 @@ impl Conv<'_> {
         i
     }
 
-    fn node(&self, v: &HV, issues: &mut Vec<LoadIssue>) -> Node {
+    fn node(&self, v: &HV) -> Node {
         let span = self.span(v.span);
         let kind = match &v.kind {
             K::Obj(o) => NodeKind::Map(Mapping {
@@ -241,27 +241,20 @@ impl Conv<'_> {
                     .iter()
                     .map(|(k, e)| Entry {
                         key: scalar(self.span(e.key_span), Value::string(k.as_str()), k.as_str()),
-                        value: self.node(&e.value, issues),
+                        value: self.node(&e.value),
                         merged: false,
                     })
                     .collect(),
             }),
-            K::List(items) => NodeKind::Seq(items.iter().map(|i| self.node(i, issues)).collect()),
+            K::List(items) => NodeKind::Seq(items.iter().map(|i| self.node(i)).collect()),
             K::Str { s, .. } => return scalar(span, Value::string(s.as_str()), s),
             K::Num(n, text) => {
                 let value = match n {
                     Num::Int(i) => Value::Integer(*i),
                     Num::Float(f) => Value::Float(*f),
+                    // A Bignum: ruby-hocon keeps it exact, and so do we.
                     Num::Big(digits) => {
-                        issues.push(LoadIssue {
-                            kind: LoadIssueKind::Unmodelled,
-                            span,
-                            message: format!(
-                                "integer {digits} does not fit in 64 bits: Ruby keeps it exactly \
-                                 (a Bignum), hieralint approximates it as a Float"
-                            ),
-                        });
-                        Value::Float(digits.parse().unwrap_or(f64::NAN))
+                        Value::parse_integer(digits).unwrap_or(Value::Float(f64::NAN))
                     }
                 };
                 return scalar(span, value, text);

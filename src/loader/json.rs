@@ -383,20 +383,8 @@ impl<'a> Parser<'a> {
         let src = &self.text[s..int_end];
         let span = Span::new(s, int_end);
         self.pos = int_end;
-        let value = match src.parse::<i64>() {
-            Ok(i) => Value::Integer(i),
-            Err(_) => {
-                self.issues.push(LoadIssue {
-                    kind: LoadIssueKind::Unmodelled,
-                    span,
-                    message: format!(
-                        "integer {src} does not fit in 64 bits: Ruby keeps it exactly (a Bignum), \
-                         hieralint approximates it as a Float"
-                    ),
-                });
-                Value::Float(src.parse::<f64>().unwrap_or(f64::NAN))
-            }
-        };
+        // Beyond 64 bits Ruby's JSON gives an exact Bignum, and so do we.
+        let value = Value::parse_integer(src).unwrap_or(Value::Float(f64::NAN));
         Ok(Node::scalar(span, value, ScalarStyle::Json, src))
     }
 

@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use super::LoadIssueKind;
-use crate::value::{Resolution, Value};
+use crate::value::{BigInt, Resolution, Value};
 
 /// The outcome of resolving one scalar as Psych does.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,22 +64,10 @@ impl Resolved {
         }
     }
 
-    /// A Bignum: Psych gives an exact Integer beyond 64 bits (Puppet returns it from lookups, as
-    /// recorded with the oracle); [`Value`] has no such type, so it becomes the nearest Float and
-    /// the loader says so.
-    fn bignum(s: &Arc<str>, resolution: Resolution, approx: f64) -> Resolved {
-        Resolved {
-            value: Value::Float(approx),
-            resolution: Some(resolution),
-            error: Some(Failure {
-                kind: LoadIssueKind::Unmodelled,
-                message: format!(
-                    "integer {s} does not fit in 64 bits: Psych loads it exactly (a Bignum), \
-                     hieralint approximates it as the Float {}",
-                    crate::value::ruby_float_to_s(approx)
-                ),
-            }),
-        }
+    /// An integer of any size: Psych gives an exact Bignum beyond 64 bits and Puppet returns
+    /// it from lookups (recorded: fixtures/conformance/yaml/scalars).
+    fn integer(i: BigInt, resolution: Resolution) -> Resolved {
+        Resolved::ok(Value::from_bigint(i), Some(resolution))
     }
 }
 
@@ -138,7 +126,7 @@ pub fn tokenize(s: &Arc<str>) -> Resolved {
         return Resolved::ok(Value::Symbol(symbol_name(t)), Some(Resolution::Symbol));
     }
     if let Some(parts) = sexagesimal(b, false) {
-        return sexagesimal_int(s, &parts);
+        return sexagesimal_int(&parts);
     }
     if let Some(parts) = sexagesimal(b, true) {
         return Resolved::ok(
@@ -173,7 +161,7 @@ pub fn tokenize(s: &Arc<str>) -> Resolved {
         };
         return match ruby_integer(&cleaned) {
             IntParse::Ok(i) => Resolved::ok(Value::Integer(i), Some(resolution)),
-            IntParse::Overflow(f) => Resolved::bignum(s, resolution, f),
+            IntParse::Big(i) => Resolved::integer(i, resolution),
             IntParse::Invalid => Resolved::fail(
                 s,
                 resolution,
@@ -438,17 +426,13 @@ fn rest_digits_underscores(b: &[u8]) -> usize {
 
 /// `i += n.to_i * 60 ** (e - 2).abs` over the parts. Ruby integers do not overflow; beyond i64
 /// this is a Bignum.
-fn sexagesimal_int(s: &Arc<str>, parts: &[&[u8]]) -> Resolved {
-    let mut total: i128 = 0;
+fn sexagesimal_int(parts: &[&[u8]]) -> Resolved {
+    let mut total = BigInt::from(0);
     for (e, part) in parts.iter().enumerate() {
-        let mult: i128 = 60i128.pow((e as i32 - 2).unsigned_abs());
-        let n = ruby_to_i(part);
-        total = total.saturating_add(n.saturating_mul(mult));
+        let mult = num_traits::pow(BigInt::from(60), (e as i32 - 2).unsigned_abs() as usize);
+        total += ruby_to_i(part) * mult;
     }
-    match i64::try_from(total) {
-        Ok(i) => Resolved::ok(Value::Integer(i), Some(Resolution::Sexagesimal)),
-        Err(_) => Resolved::bignum(s, Resolution::Sexagesimal, total as f64),
-    }
+    Resolved::integer(total, Resolution::Sexagesimal)
 }
 
 /// The float form: `i += n.to_f * 60 ** (e - 2).abs`, starting from Integer 0.
@@ -464,12 +448,9 @@ fn sexagesimal_float(t: &str, parts: &[&[u8]]) -> f64 {
 
 /// Ruby's `String#to_i` on `[-+]?[0-9_]*...`: digits with single underscores between them; stops
 /// at anything else. Saturates far beyond i64 (the caller checks the range).
-fn ruby_to_i(b: &[u8]) -> i128 {
+fn ruby_to_i(b: &[u8]) -> BigInt {
     let (neg, digits_part) = sign(b);
-    let mut v: i128 = 0;
-    for d in digit_run(digits_part).0 {
-        v = v.saturating_mul(10).saturating_add((d - b'0') as i128);
-    }
+    let v = BigInt::parse_bytes(&digit_run(digits_part).0, 10).unwrap_or_default();
     if neg {
         -v
     } else {
@@ -725,8 +706,8 @@ fn integer_form(b: &[u8]) -> Option<u32> {
 
 enum IntParse {
     Ok(i64),
-    /// Beyond i64: the nearest f64.
-    Overflow(f64),
+    /// Beyond i64: a Bignum.
+    Big(BigInt),
     Invalid,
 }
 
@@ -746,25 +727,16 @@ fn ruby_integer(s: &str) -> IntParse {
     if digits.is_empty() {
         return IntParse::Invalid;
     }
-    let mut v: i128 = 0;
-    let mut approx = 0f64;
-    for &c in digits {
-        let Some(d) = (c as char).to_digit(radix) else {
-            return IntParse::Invalid;
-        };
-        v = v.saturating_mul(radix as i128).saturating_add(d as i128);
-        approx = approx * radix as f64 + d as f64;
+    if !digits.iter().all(|&c| (c as char).is_digit(radix)) {
+        return IntParse::Invalid;
     }
-    if radix == 10 {
-        approx = std::str::from_utf8(digits)
-            .ok()
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(approx);
-    }
+    let Some(v) = BigInt::parse_bytes(digits, radix) else {
+        return IntParse::Invalid;
+    };
     let v = if neg { -v } else { v };
-    match i64::try_from(v) {
+    match i64::try_from(&v) {
         Ok(i) => IntParse::Ok(i),
-        Err(_) => IntParse::Overflow(if neg { -approx } else { approx }),
+        Err(_) => IntParse::Big(v),
     }
 }
 
@@ -907,6 +879,9 @@ pub fn scalar(tag: Option<&str>, plain: bool, s: &Arc<str>) -> Resolved {
             };
             match &inner.value {
                 Value::Integer(i) => float(*i as f64),
+                Value::BigInt(i) => {
+                    float(num_traits::ToPrimitive::to_f64(i.as_ref()).unwrap_or(f64::NAN))
+                }
                 Value::Float(f) => float(*f),
                 Value::String(text) => match ruby_float(text) {
                     Some(f) => float(f),
@@ -921,7 +896,7 @@ pub fn scalar(tag: Option<&str>, plain: bool, s: &Arc<str>) -> Resolved {
                 Value::Bool(true) => type_error("true"),
                 Value::Bool(false) => type_error("false"),
                 Value::Symbol(_) => type_error("Symbol"),
-                Value::Array(_) | Value::Hash(_) => type_error("Object"),
+                Value::Array(_) | Value::Hash(_) | Value::Sensitive(_) => type_error("Object"),
             }
         }
         "!ruby/regexp" => forbidden("Regexp"),

@@ -1,8 +1,9 @@
 //! H009 `forbidden-yaml-tag`: a YAML tag that makes Psych's `safe_load` refuse the whole file.
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Severity};
 use crate::loader::LoadIssueKind;
 use crate::project::{LoadedFile, Project};
+use crate::rules::reach::{self, Reach};
 use crate::rules::{tree, Rule, RuleMeta, Sink};
 
 crate::declare_rule!(pub static META = {
@@ -19,16 +20,30 @@ impl Rule for ForbiddenYamlTag {
         &META
     }
 
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
-        check(file, sink);
+    fn check_data_file(&self, project: &Project, file: &LoadedFile, sink: &mut Sink) {
+        if !file
+            .doc
+            .issues
+            .iter()
+            .any(|i| i.kind == LoadIssueKind::ForbiddenTag)
+        {
+            return;
+        }
+        // Only Puppet's YAML readers (yaml_data, eyaml_lookup_key: Psych's safe_load) refuse the
+        // tag. When hieralint cannot see what reads the file (a custom backend's datadir, or
+        // `hieradata/` read by a global hiera.yaml, as wikimedia/operations-puppet's
+        // `regex.yaml` is read by `wmflib::regex_data`, which permits Regexp), the claim is
+        // conditional: a warning that says so.
+        let certain = !matches!(reach::reach(project, file), Reach::OtherReader);
+        check(file, certain, sink);
     }
 
     fn check_hiera_config(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
-        check(file, sink);
+        check(file, true, sink);
     }
 }
 
-fn check(file: &LoadedFile, sink: &mut Sink) {
+fn check(file: &LoadedFile, certain: bool, sink: &mut Sink) {
     let src = &file.source;
     let scalars = match &file.doc.root {
         Some(root) => tree::scalars(root),
@@ -54,14 +69,20 @@ fn check(file: &LoadedFile, sink: &mut Sink) {
         } else {
             format!("this value makes Psych build a `{class}`, which Puppet refuses")
         };
-        sink.report(
-            Diagnostic::new(&META, src, span, message)
-                .note(format!(
-                    "Puppet loads data with `safe_load`, which permits no class but Symbol: \
-                     every lookup that reads this file fails with `Unable to parse (<path>): \
-                     Tried to load unspecified class: {class}`"
-                ))
-                .note("write the value as plain data (a string, a list or a hash) without the tag"),
-        );
+        let mut d = Diagnostic::new(&META, src, span, message)
+            .note(format!(
+                "Puppet loads data with `safe_load`, which permits no class but Symbol: \
+                 every lookup that reads this file fails with `Unable to parse (<path>): \
+                 Tried to load unspecified class: {class}`"
+            ))
+            .note("write the value as plain data (a string, a list or a hash) without the tag");
+        if !certain {
+            d = d.with_severity(Severity::Warning).note(
+                "no hiera.yaml hieralint can see says what reads this file: this holds if \
+                 Puppet's YAML backend (yaml_data, eyaml_lookup_key) reads it, not if a custom \
+                 backend that permits the class does",
+            );
+        }
+        sink.report(d);
     }
 }

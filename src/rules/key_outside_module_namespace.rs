@@ -32,9 +32,15 @@ impl Rule for KeyOutsideModuleNamespace {
         let Some(map) = file.doc.root.as_ref().and_then(|r| r.as_map()) else {
             return;
         };
+        // A file no hierarchy level reads is not Hiera data (a module without hiera.yaml keeps
+        // `data/` for its own code, as wikimedia's `admin` module does): unreachable-data-file
+        // says so once, and its keys are nobody's business here.
+        let reach = reach::reach(project, file);
+        if matches!(reach, reach::Reach::Unreachable(_)) {
+            return;
+        }
         let prefix = format!("{m}::");
-        // Computed once, and only when a non-String key needs it.
-        let mut by_data_hash: Option<bool> = None;
+        let by_data_hash = reach.read_by_data_hash();
         let src = &file.source;
         for e in lopts::effective_entries(map) {
             let key = e.key.to_value();
@@ -48,8 +54,7 @@ impl Rule for KeyOutsideModuleNamespace {
                     sink.report(outside(file, e.key.span, m, k));
                 }
                 other => {
-                    let crashes = *by_data_hash
-                        .get_or_insert_with(|| reach::reach(project, file).read_by_data_hash());
+                    let crashes = by_data_hash;
                     let written = src.slice(e.key.span);
                     let mut d = Diagnostic::new(
                         &META,

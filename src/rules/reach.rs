@@ -22,8 +22,12 @@ pub enum Reach {
     /// The functions of the levels that can read it (`yaml_data`, `eyaml_lookup_key`...).
     Read(Vec<String>),
     /// hieralint cannot tell: the layer's hiera.yaml does not load or breaks the layer (H101
-    /// says why), or a custom backend's level covers the file's directory.
+    /// says why), or the file is not under an environment or module.
     Unknown,
+    /// Something hieralint cannot see may read it: a custom backend's level covers the file's
+    /// directory, or it lies in `hieradata/` of an environment without hiera.yaml (read by the
+    /// global hiera.yaml, Hiera 3 style) or with another data provider.
+    OtherReader,
     /// No level can read it.
     Unreachable(Unreachable),
 }
@@ -36,7 +40,7 @@ impl Reach {
             Reach::Read(fs) => fs
                 .iter()
                 .any(|f| matches!(f.as_str(), "yaml_data" | "json_data" | "hocon_data")),
-            Reach::Unknown => true,
+            Reach::Unknown | Reach::OtherReader => true,
             Reach::Unreachable(_) => false,
         }
     }
@@ -426,7 +430,7 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
                         // global hiera.yaml to read: nothing hieralint can see.
                         let rel = file.source.path.strip_prefix(&root).ok();
                         if rel.is_some_and(|r| r.starts_with("hieradata")) || provider.is_some() {
-                            return Reach::Unknown;
+                            return Reach::OtherReader;
                         }
                         Why::NoEnvironmentHieraYaml
                     }
@@ -462,7 +466,7 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
             let dd = replace_holes(&level.datadir);
             let segs = split(&escape_literal(&dd), false);
             if matches_prefix(&segs, pick(is_absolute(&dd))) {
-                return Reach::Unknown;
+                return Reach::OtherReader;
             }
             continue;
         }

@@ -4,7 +4,12 @@
 //! Synchronous, on rust-analyzer's `lsp-server` transport: one thread handles messages in
 //! order (the rules still run in parallel). Edits are applied as they come; the check of the
 //! edited environment runs when no further message is waiting (so a burst of keystrokes is
-//! checked once) or before the next request, so every answer sees the latest text.
+//! checked once) or before the next request, so every answer sees the latest text. The
+//! per-file phases of the rules run on that thread, for the changed files only, and their
+//! findings go out at once; the project phases (cross-file rules, which take seconds on a
+//! 1,500-file environment) run over a snapshot of the project on a pool of their own (so they
+//! never hold up the per-file work), and their findings are published when they end. A small
+//! environment's project phases end within [`PROJECT_WAIT`], and everything goes out together.
 //!
 //! * [`workspace`]: buffers, environments held in memory, the check and what to publish;
 //! * [`features`]: hover, definition, references, code actions;
@@ -48,10 +53,13 @@ use crate::rules::{self, Rule};
 
 use settings::InitOptions;
 use text::Encoding;
-use workspace::{Publication, Workspace, WorkspaceOptions};
+use workspace::{ProjectDone, Publication, Workspace, WorkspaceOptions};
 
 /// How long edits may wait for a burst of further edits before they are checked.
 const MAX_COALESCE: Duration = Duration::from_millis(100);
+/// How long a check waits for the project phases before it publishes without them (only when
+/// the environment's last project-phase run took no longer: otherwise it publishes at once).
+const PROJECT_WAIT: Duration = Duration::from_millis(50);
 
 /// Runs the server on stdin/stdout with every rule; the process exit status.
 pub fn run_stdio() -> i32 {
@@ -113,6 +121,7 @@ pub fn serve(conn: &Connection, rules: Vec<&'static dyn Rule>) -> Result<bool, S
         .workspace
         .as_ref()
         .and_then(|w| w.did_change_watched_files.as_ref());
+    let (done_tx, done_rx) = crossbeam_channel::unbounded();
     let mut server = Server {
         conn,
         ws: Workspace::new(WorkspaceOptions {
@@ -127,9 +136,25 @@ pub fn serve(conn: &Connection, rules: Vec<&'static dyn Rule>) -> Result<bool, S
         next_id: 0,
         shutdown: false,
         dirty_since: None,
+        done_tx,
+        done_rx,
+        pool: project_pool(),
     };
     server.update_watchers();
     server.run()
+}
+
+/// The pool the project phases run on: all cores but one (at least one thread), so that the
+/// message loop and the per-file phases, which use rayon's global pool, are not queued behind a
+/// long cross-file run. `None` if the threads cannot be started (the phases then run inline).
+fn project_pool() -> Option<rayon::ThreadPool> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(cores.saturating_sub(1).max(1))
+        .thread_name(|i| format!("hieralint-project-{i}"))
+        .build()
+        .map_err(|e| eprintln!("hieralint server: cannot start the project-phase pool: {e}"))
+        .ok()
 }
 
 /// UTF-8 columns when the client offers them (cheaper, and exact for our byte spans); the
@@ -201,6 +226,11 @@ struct Server<'c> {
     shutdown: bool,
     /// When the first edit not yet checked arrived.
     dirty_since: Option<Instant>,
+    /// Where project-phase runs report.
+    done_tx: crossbeam_channel::Sender<ProjectDone>,
+    done_rx: crossbeam_channel::Receiver<ProjectDone>,
+    /// Where project-phase runs run.
+    pool: Option<rayon::ThreadPool>,
 }
 
 enum Flow {
@@ -213,20 +243,30 @@ impl Server<'_> {
         let mut queue: VecDeque<Message> = VecDeque::new();
         loop {
             let msg = match queue.pop_front() {
-                Some(m) => m,
-                None => match self.conn.receiver.recv() {
-                    Ok(m) => m,
-                    // The client went away without `exit`.
-                    Err(_) => return Ok(false),
+                Some(m) => Some(m),
+                None => crossbeam_channel::select! {
+                    recv(self.conn.receiver) -> m => match m {
+                        Ok(m) => Some(m),
+                        // The client went away without `exit`.
+                        Err(_) => return Ok(false),
+                    },
+                    recv(self.done_rx) -> done => {
+                        if let Ok(done) = done {
+                            self.ws.project_done(done);
+                        }
+                        None
+                    }
                 },
             };
-            if matches!(msg, Message::Request(_)) {
-                self.flush();
+            if let Some(msg) = msg {
+                if matches!(msg, Message::Request(_)) {
+                    self.flush();
+                }
+                if let Flow::Exit = self.handle(msg) {
+                    return Ok(self.shutdown);
+                }
             }
-            if let Flow::Exit = self.handle(msg) {
-                return Ok(self.shutdown);
-            }
-            if self.ws.is_dirty() {
+            if self.ws.is_dirty() || self.ws.needs_project_run() {
                 let since = *self.dirty_since.get_or_insert_with(Instant::now);
                 if queue.is_empty() {
                     if let Ok(m) = self.conn.receiver.try_recv() {
@@ -255,16 +295,53 @@ impl Server<'_> {
         self.send(Request::new(id, R::METHOD.to_string(), params).into());
     }
 
-    /// Checks what changed and publishes.
+    /// Checks what changed and publishes: the project phases (cross-file rules) start on the
+    /// project pool, the per-file phases run here. When the environment's project phases are
+    /// quick (their last run took at most [`PROJECT_WAIT`]), this waits that long for them so
+    /// that everything goes out at once; otherwise the per-file findings go out now and the
+    /// project phases' when they end (see `run`).
     fn flush(&mut self) {
         self.dirty_since = None;
-        if !self.ws.is_dirty() {
-            return;
+        let jobs = self.ws.project_jobs();
+        let mut wait_for = 0;
+        for job in jobs {
+            let quick = job.expected().is_none_or(|t| t <= PROJECT_WAIT);
+            match &self.pool {
+                Some(pool) => {
+                    let tx = self.done_tx.clone();
+                    pool.spawn(move || {
+                        let _ = tx.send(job.run());
+                    });
+                    if quick {
+                        wait_for += 1;
+                    }
+                }
+                None => {
+                    let done = job.run();
+                    self.ws.project_done(done);
+                }
+            }
         }
-        let ws = &mut self.ws;
-        match catch_unwind(AssertUnwindSafe(|| ws.check())) {
-            Ok(pubs) => self.publish(pubs),
-            Err(_) => eprintln!("hieralint server: internal error while checking (see above)"),
+        if wait_for > 0 {
+            let deadline = Instant::now() + PROJECT_WAIT;
+            while wait_for > 0 {
+                match self.done_rx.recv_deadline(deadline) {
+                    Ok(done) => {
+                        self.ws.project_done(done);
+                        wait_for -= 1;
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+        if self.ws.is_dirty() {
+            let ws = &mut self.ws;
+            match catch_unwind(AssertUnwindSafe(|| ws.check_files())) {
+                Ok(pubs) => self.publish(pubs),
+                Err(_) => {
+                    eprintln!("hieralint server: internal error while checking (see above)")
+                }
+            }
         }
         self.update_watchers();
     }

@@ -3,17 +3,24 @@
 //! diagnostics the client was last sent.
 //!
 //! An edit re-parses only the edited buffer and puts it in the project
-//! ([`Project::set_file`]); the next [`Workspace::check`] runs the `check` pipeline over that
-//! environment's project: the per-file phases of the rules for the files whose text changed
-//! (the others' findings are kept), every project phase (so rules that look across files, and
-//! the lookup engine, which reads the project's files, see the unsaved text), then
-//! suppressions, levels and per-file-ignores ([`run::settle`]); and it publishes the files
-//! whose diagnostics changed. Nothing else is read from disk again until the disk changes
-//! ([`Workspace::files_changed`]).
+//! ([`Project::set_file`]). A check then has two parts, as `check::diagnose` has:
+//! * the project phases (`check_project`: rules that look across files, and the lookup engine,
+//!   which reads the project's files, so they see the unsaved text) run as a [`ProjectJob`] on
+//!   a snapshot of the project ([`Workspace::project_jobs`]), on another thread in the server;
+//!   their findings come back with [`Workspace::project_done`];
+//! * [`Workspace::check_files`] runs the per-file phases for the files whose text changed (the
+//!   others' findings are kept), adds the latest project-phase findings, then suppressions,
+//!   levels and per-file-ignores ([`run::settle`]), and returns the files whose diagnostics
+//!   changed, to publish.
+//!
+//! [`Workspace::check`] does both on the calling thread. Nothing else is read from disk again
+//! until the disk changes ([`Workspace::files_changed`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -84,6 +91,19 @@ pub(crate) struct Env {
     /// The per-file phases' findings by file, with the text they were computed on: a check
     /// runs them again only for files whose text changed (see [`Env::diagnostics`]).
     file_results: HashMap<PathBuf, (Arc<SourceFile>, Vec<Diagnostic>)>,
+    /// Changed at every change of the project (texts, files, fact sets): a number from
+    /// [`next_generation`], so that numbers never repeat, even across reloads.
+    generation: u64,
+    /// The generation the environment was loaded at: runs older than that belong to an
+    /// environment loaded before (a reload) and are ignored.
+    born: u64,
+    /// How long the last project-phase run took.
+    last_run: Option<Duration>,
+    /// The project phases' findings, and the generation they were computed on.
+    project_results: Option<(u64, Vec<Diagnostic>)>,
+    /// The generation a project-phase run under way is computing.
+    project_running: Option<u64>,
+    /// The published diagnostics are out of date.
     dirty: bool,
     /// What the client was last sent, by file: the diagnostics of the last check.
     pub published: HashMap<PathBuf, Vec<Diagnostic>>,
@@ -96,6 +116,53 @@ pub struct Publication {
     /// The buffer's version for an open file.
     pub version: Option<i32>,
     pub diagnostics: Vec<lsp_types::Diagnostic>,
+}
+
+/// A run of the project phases (`check_project`: the cross-file rules) on a snapshot of one
+/// environment's project, which can run on another thread while edits go on.
+pub struct ProjectJob {
+    key: PathBuf,
+    generation: u64,
+    project: Project,
+    rules: Vec<&'static dyn Rule>,
+    expected: Option<Duration>,
+}
+
+/// What a [`ProjectJob`] found (`None`: a rule panicked).
+pub struct ProjectDone {
+    key: PathBuf,
+    generation: u64,
+    diagnostics: Option<Vec<Diagnostic>>,
+    took: Duration,
+}
+
+static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+
+/// A generation number never handed out before.
+fn next_generation() -> u64 {
+    GENERATIONS.fetch_add(1, Ordering::Relaxed)
+}
+
+impl ProjectJob {
+    /// Runs the project phases (a panicking rule gives no findings, as the per-file phases'
+    /// `catch_unwind` in the server does).
+    pub fn run(self) -> ProjectDone {
+        let start = Instant::now();
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            check::run_project_rules(&self.project, &self.rules)
+        }));
+        ProjectDone {
+            key: self.key,
+            generation: self.generation,
+            diagnostics: found.ok(),
+            took: start.elapsed(),
+        }
+    }
+
+    /// How long the environment's previous run took (`None`: this is the first).
+    pub fn expected(&self) -> Option<Duration> {
+        self.expected
+    }
 }
 
 /// The server's state.
@@ -221,6 +288,7 @@ impl Env {
             }
         };
         project.puppet = Some(puppet_version(settings.puppet));
+        let born = next_generation();
         Env {
             root,
             kind,
@@ -232,6 +300,11 @@ impl Env {
             enabled,
             to_run,
             file_results: HashMap::new(),
+            generation: born,
+            born,
+            last_run: None,
+            project_results: None,
+            project_running: None,
             dirty: true,
             published: HashMap::new(),
         }
@@ -247,7 +320,13 @@ impl Env {
         self.fact_errors = errors;
         self.project.invalidate_analysis();
         self.file_results.clear();
+        self.touched();
+    }
+
+    /// The project changed: check again, and run the project phases again.
+    fn touched(&mut self) {
         self.dirty = true;
+        self.generation = next_generation();
     }
 
     /// Whether the configuration leaves `path` out of the run (`exclude`).
@@ -321,7 +400,7 @@ impl Env {
         }
         self.project
             .set_file(load_text(path, bytes, role, layer, env_root));
-        self.dirty = true;
+        self.touched();
         true
     }
 
@@ -340,21 +419,25 @@ impl Env {
         if self.project.remove_file(path).is_some() {
             // (see `put`)
             self.file_results.clear();
-            self.dirty = true;
+            self.touched();
         }
     }
 
     /// What `hieralint check` reports for this project, before suppressions and levels:
     /// [`check::diagnose`], except that the per-file phases run only for the files whose text
-    /// changed since the last call. The `Rule` contract makes that exact: a per-file phase
-    /// reads its file and project-wide settings (cross-file findings belong to
-    /// `check_project`, which always runs); the cache is dropped when a hiera.yaml, the fact
-    /// sets or the configuration change, or when a file comes or goes.
+    /// changed since the last call, and that the project phases' findings are those of the last
+    /// project-phase run (see [`Workspace::project_jobs`]), without the ones that point into a
+    /// file whose text changed since (their spans would be wrong). The `Rule` contract makes
+    /// the per-file cache exact: a per-file phase reads its file and project-wide settings
+    /// (cross-file findings belong to `check_project`); the cache is dropped when a hiera.yaml,
+    /// the fact sets or the configuration change, or when a file comes or goes. Once the
+    /// latest project-phase run has ended, the result equals `check::diagnose` (tested).
     fn diagnostics(&mut self) -> Vec<Diagnostic> {
         let Env {
             project,
             file_results,
             to_run,
+            project_results,
             ..
         } = self;
         let stale: Vec<&LoadedFile> = project
@@ -393,7 +476,24 @@ impl Env {
             .filter_map(|f| file_results.get(&f.source.path))
             .flat_map(|(_, d)| d.iter().cloned())
             .collect();
-        found.extend(check::run_project_rules(project, to_run));
+        if let Some((_, project_found)) = project_results {
+            let current: HashMap<&Path, &Arc<SourceFile>> = project
+                .files
+                .iter()
+                .map(|f| (f.source.path.as_path(), &f.source))
+                .collect();
+            let up_to_date = |l: &Label| {
+                current
+                    .get(l.file.path.as_path())
+                    .is_none_or(|f| Arc::ptr_eq(f, &l.file))
+            };
+            found.extend(
+                project_found
+                    .iter()
+                    .filter(|d| up_to_date(&d.primary) && d.secondary.iter().all(up_to_date))
+                    .cloned(),
+            );
+        }
         found.extend(check::own_diagnostics(&self.scan_errors, &self.fact_errors));
         diag::sort_and_dedup(&mut found);
         found
@@ -515,7 +615,7 @@ impl Workspace {
                     None,
                 ));
                 env.scan_errors.retain(|e| e.path != path);
-                env.dirty = true;
+                env.touched();
             }
         }
         self.docs.insert(
@@ -661,14 +761,84 @@ impl Workspace {
             .collect()
     }
 
-    /// Whether an edit is waiting for [`Workspace::check`].
+    /// Whether an edit (or a project-phase result) is waiting for [`Workspace::check_files`].
     pub fn is_dirty(&self) -> bool {
         !self.pending.is_empty() || self.envs.values().any(|e| e.dirty)
     }
 
-    /// Runs the checks of every environment that changed and returns what to publish: every
-    /// file whose diagnostics changed (including files that no longer have any).
+    /// Whether an environment's project phases are out of date and not running.
+    pub fn needs_project_run(&self) -> bool {
+        self.envs.values().any(|e| {
+            e.project_running.is_none()
+                && e.project_results.as_ref().map(|(g, _)| *g) != Some(e.generation)
+        })
+    }
+
+    /// The project-phase runs to start: one per environment whose project changed since its
+    /// last run, unless one is under way (it will be followed by another when it ends). Each
+    /// job holds a snapshot of the project, so it can run on another thread while edits go on.
+    pub fn project_jobs(&mut self) -> Vec<ProjectJob> {
+        let mut jobs = Vec::new();
+        for (key, env) in self.envs.iter_mut() {
+            let current = env.project_results.as_ref().map(|(g, _)| *g) == Some(env.generation);
+            if current || env.project_running.is_some() {
+                continue;
+            }
+            env.project_running = Some(env.generation);
+            jobs.push(ProjectJob {
+                key: key.clone(),
+                generation: env.generation,
+                project: env.project.snapshot(),
+                rules: env.to_run.clone(),
+                expected: env.last_run,
+            });
+        }
+        jobs
+    }
+
+    /// Takes the findings of a finished project-phase run; the next [`Workspace::check_files`]
+    /// publishes them.
+    pub fn project_done(&mut self, done: ProjectDone) {
+        let Some(env) = self.envs.get_mut(&done.key) else {
+            return;
+        };
+        if done.generation < env.born {
+            // A run for the environment before it was loaded again.
+            return;
+        }
+        if env.project_running == Some(done.generation) {
+            env.project_running = None;
+        }
+        env.last_run = Some(done.took);
+        let newer = env
+            .project_results
+            .as_ref()
+            .is_none_or(|(g, _)| *g < done.generation);
+        match done.diagnostics {
+            Some(found) if newer => {
+                env.project_results = Some((done.generation, found));
+                env.dirty = true;
+            }
+            // A run that failed is not tried again for the same text.
+            None if newer => env.project_results = Some((done.generation, Vec::new())),
+            _ => {}
+        }
+    }
+
+    /// Checks everything synchronously (the project phases on this thread) and returns what to
+    /// publish.
     pub fn check(&mut self) -> Vec<Publication> {
+        for job in self.project_jobs() {
+            let done = job.run();
+            self.project_done(done);
+        }
+        self.check_files()
+    }
+
+    /// Runs the per-file phases of every environment that changed, with the latest project
+    /// phases' findings, and returns what to publish: every file whose diagnostics changed
+    /// (including files that no longer have any).
+    pub fn check_files(&mut self) -> Vec<Publication> {
         let mut out = std::mem::take(&mut self.pending);
         let keys: Vec<PathBuf> = self
             .envs
@@ -891,6 +1061,117 @@ mod tests {
         }
         v.sort();
         v
+    }
+
+    /// The server's path for a large environment: the per-file findings are published while
+    /// the project phases still run on a snapshot; their findings come with the next check;
+    /// findings of a run that point into text edited since are held back; a run for an
+    /// environment that was loaded again since is ignored.
+    #[test]
+    fn project_phases_found_later_are_published_then() {
+        let root = std::env::temp_dir()
+            .join(format!("hieralint-deferred-{}", std::process::id()))
+            .join("production");
+        let _ = std::fs::remove_dir_all(&root);
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lsp/env"),
+            &root,
+        );
+        let mut ws = Workspace::new(WorkspaceOptions {
+            rules: crate::rules::registry().to_vec(),
+            init: InitOptions::default(),
+            encoding: Encoding::Utf16,
+            roots: vec![root.clone()],
+        });
+        let common = root.join("data/common.yaml");
+        let text = std::fs::read_to_string(&common).unwrap();
+        ws.open(&common, uri::from_path(&common), text, 1);
+        ws.check();
+        let codes = |ws: &Workspace| -> Vec<(&'static str, u32)> {
+            let mut v: Vec<_> = published(ws).into_iter().map(|d| (d.3, d.1)).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(codes(&ws), vec![]);
+        // line 14 (0-based 14: after the last line): a lookup of a key no file defines (H204,
+        // a project phase) and a duplicate key (H002, a per-file phase).
+        let add = TextDocumentContentChangeEvent {
+            range: Some(Range::new(
+                lsp_types::Position::new(14, 0),
+                lsp_types::Position::new(14, 0),
+            )),
+            range_length: None,
+            text: "profile::x: \"%{lookup('nope')}\"\nntp::servers: []\n".into(),
+        };
+        ws.change(&common, 2, vec![add]);
+        let jobs = ws.project_jobs();
+        assert_eq!(jobs.len(), 1);
+        assert!(ws.project_jobs().is_empty(), "one run at a time");
+        let pubs = ws.check_files();
+        assert_eq!(pubs.len(), 1);
+        assert_eq!(pubs[0].version, Some(2));
+        let file_codes: Vec<String> = pubs[0]
+            .diagnostics
+            .iter()
+            .map(|d| format!("{:?}", d.code))
+            .collect();
+        assert!(
+            file_codes.iter().all(|c| !c.contains("H204")),
+            "{file_codes:?}"
+        );
+        assert!(
+            file_codes.iter().any(|c| c.contains("H002")),
+            "{file_codes:?}"
+        );
+        // The run ends: its H204 goes out (line 14, 0-based, of the text it was run on).
+        let done: Vec<ProjectDone> = jobs.into_iter().map(ProjectJob::run).collect();
+        for d in done {
+            ws.project_done(d);
+        }
+        assert!(ws.is_dirty());
+        let pubs = ws.check_files();
+        assert_eq!(pubs.len(), 1);
+        let h204 = pubs[0]
+            .diagnostics
+            .iter()
+            .find(|d| format!("{:?}", d.code).contains("H204"))
+            .expect("the project phase's finding");
+        assert_eq!(
+            (h204.range.start.line, h204.range.start.character),
+            (14, 13)
+        );
+        assert_eq!(published(&ws), full(&ws));
+        // Another edit before the next run ends: the old run's H204 points into text that
+        // changed, so it is held back rather than shown at a stale position.
+        let jobs = {
+            let fix = TextDocumentContentChangeEvent {
+                range: Some(Range::new(
+                    lsp_types::Position::new(14, 23),
+                    lsp_types::Position::new(14, 27),
+                )),
+                range_length: None,
+                text: "profile::base::domain".into(),
+            };
+            ws.change(&common, 3, vec![fix]);
+            ws.project_jobs()
+        };
+        let pubs = ws.check_files();
+        assert!(pubs[0]
+            .diagnostics
+            .iter()
+            .all(|d| !format!("{:?}", d.code).contains("H204")));
+        // The environment is loaded again (hiera.yaml changed on disk) while that run is
+        // under way: its result belongs to the old environment and is dropped.
+        ws.files_changed(&[(root.join("hiera.yaml"), FileChangeType::CHANGED)]);
+        for d in jobs.into_iter().map(ProjectJob::run) {
+            ws.project_done(d);
+        }
+        let key = ws.docs[&common].env.clone();
+        assert!(ws.envs[&key].project_results.is_none());
+        ws.check();
+        assert_eq!(published(&ws), full(&ws));
+        assert!(codes(&ws).iter().all(|(c, _)| *c != "H204"));
+        let _ = std::fs::remove_dir_all(root.parent().unwrap());
     }
 
     #[test]

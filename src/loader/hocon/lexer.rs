@@ -693,41 +693,10 @@ fn whole_float(f: f64) -> Num {
     }
 }
 
-/// Decimal digits of a big octal or decimal number (schoolbook, digits are few).
+/// Decimal digits of a big octal or decimal number.
 fn big_to_decimal(body: &str, radix: u32, neg: bool) -> String {
-    let body = body.trim_start_matches('0');
-    if radix == 10 {
-        return if neg {
-            format!("-{body}")
-        } else {
-            body.to_string()
-        };
-    }
-    // Little-endian base-10^9 limbs.
-    let mut limbs: Vec<u64> = vec![0];
-    for d in body.bytes() {
-        let mut carry = u64::from(d - b'0');
-        for l in limbs.iter_mut() {
-            let v = *l * u64::from(radix) + carry;
-            *l = v % 1_000_000_000;
-            carry = v / 1_000_000_000;
-        }
-        if carry > 0 {
-            limbs.push(carry);
-        }
-    }
-    let mut out = String::new();
-    if neg {
-        out.push('-');
-    }
-    let mut it = limbs.iter().rev();
-    if let Some(first) = it.next() {
-        out.push_str(&first.to_string());
-    }
-    for l in it {
-        out.push_str(&format!("{l:09}"));
-    }
-    out
+    let big = crate::value::BigInt::parse_bytes(body.as_bytes(), radix).unwrap_or_default();
+    (if neg { -big } else { big }).to_string()
 }
 
 /// Ruby's `Float(s)` for the characters a number token can hold: `-?(digits(.digits)?|.digits)`

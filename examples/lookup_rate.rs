@@ -1,0 +1,174 @@
+//! Lookups per second over the real-repo pairs of fixtures/real (every key each repository
+//! defines, on the 35 real fact sets with its custom facts), the figure tools/realrepos/rate.sh
+//! sets against Puppet's own in-process rate (lookup-batch.rb) on the same pairs.
+//!
+//! Three figures, each the median of `RUNS` (default 5) passes over all pairs:
+//! - cold: a fresh engine and session per (repository, fact set), as lookup-batch.rb starts one
+//!   Puppet (one node, one compiler) per fact set: data files are read and parsed inside the
+//!   timed loop;
+//! - shared: as `hieralint check` runs, one engine per repository (files read once) and a
+//!   session per fact set;
+//! - warm: the same lookups again in a new session (no remembered answers) on engines that
+//!   already hold the files.
+//!
+//! usage: cargo run --release --example lookup_rate [-- FIXTURES_REAL_DIR]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use hieralint::engine::{
+    Engine, EngineOptions, EnvironmentSpec, LookupRequest, PuppetVersion, Scope,
+};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+fn read_json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).expect("readable")).expect("JSON")
+}
+
+struct Pairs {
+    repo: usize,
+    env: PathBuf,
+    scope: Arc<Scope>,
+    keys: Vec<String>,
+}
+
+fn main() {
+    let real = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("fixtures/real"));
+    let facts_dir = real.join("../facts/facterdb-4.5");
+    let runs: usize = std::env::var("RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(5);
+    let mut work = Vec::new();
+    let mut repos: Vec<PathBuf> = std::fs::read_dir(&real)
+        .expect("fixtures/real")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("expected").is_dir())
+        .collect();
+    repos.sort();
+    for (repo_i, repo) in repos.iter().enumerate() {
+        let overlay = read_json(&repo.join("overlay.json"));
+        // Plain lookups only: lookup-batch.rb takes one merge for all its keys.
+        let keys: Vec<String> = std::fs::read_to_string(repo.join("lookups.jsonl"))
+            .expect("lookups")
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|j| j.get("merge").is_none())
+            .filter_map(|j| j["key"].as_str().map(str::to_string))
+            .collect();
+        let mut sets: Vec<String> = std::fs::read_dir(&facts_dir)
+            .expect("fact sets")
+            .flatten()
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_suffix(".json")
+                    .map(String::from)
+            })
+            .collect();
+        sets.sort();
+        // SETS=N: the first N fact sets only (tools/realrepos/rate.sh passes the same N).
+        if let Some(n) = std::env::var("SETS").ok().and_then(|n| n.parse().ok()) {
+            sets.truncate(n);
+        }
+        for set in sets {
+            let mut facts = read_json(&facts_dir.join(format!("{set}.json")));
+            if let Some(extra) = overlay.get(&set) {
+                common::deep_merge(&mut facts, extra);
+            }
+            work.push(Pairs {
+                repo: repo_i,
+                env: repo.join("env"),
+                scope: Arc::new(common::scope_from_json(&facts)),
+                keys: keys.clone(),
+            });
+        }
+    }
+    let pairs: usize = work.iter().map(|w| w.keys.len()).sum();
+    let engine_for = |w: &Pairs| {
+        Engine::on_disk(
+            EnvironmentSpec {
+                name: "production".into(),
+                dir: w.env.clone(),
+                basemodulepath: Vec::new(),
+                global_hiera_config: None,
+            },
+            EngineOptions::for_puppet(PuppetVersion::V7),
+        )
+    };
+    let mut cold = Vec::new();
+    let mut shared = Vec::new();
+    let mut warm = Vec::new();
+    let mut answers = 0usize;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let engines: Vec<Engine> = work
+            .iter()
+            .map(|w| {
+                let e = engine_for(w);
+                let session = e.session(w.scope.clone());
+                for k in &w.keys {
+                    let out = session.lookup(&LookupRequest::new(k));
+                    answers += std::hint::black_box(matches!(
+                        out.result,
+                        hieralint::engine::LookupResult::Found(_)
+                    )) as usize;
+                }
+                drop(session);
+                e
+            })
+            .collect();
+        cold.push(t.elapsed().as_secs_f64());
+        // As `hieralint check` works: one engine per repository (files read once), a session
+        // per fact set.
+        let t = Instant::now();
+        let mut current: Option<(usize, Engine)> = None;
+        for w in &work {
+            if current.as_ref().is_none_or(|(r, _)| *r != w.repo) {
+                current = Some((w.repo, engine_for(w)));
+            }
+            let Some((_, e)) = &current else { continue };
+            let session = e.session(w.scope.clone());
+            for k in &w.keys {
+                let out = session.lookup(&LookupRequest::new(k));
+                answers += std::hint::black_box(matches!(
+                    out.result,
+                    hieralint::engine::LookupResult::Found(_)
+                )) as usize;
+            }
+        }
+        shared.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        for (w, e) in work.iter().zip(&engines) {
+            // A new session: its answer cache starts empty, the engine's file cache is warm.
+            let session = e.session(w.scope.clone());
+            for k in &w.keys {
+                let out = session.lookup(&LookupRequest::new(k));
+                answers += std::hint::black_box(matches!(
+                    out.result,
+                    hieralint::engine::LookupResult::Found(_)
+                )) as usize;
+            }
+        }
+        warm.push(t.elapsed().as_secs_f64());
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(|a, b| a.total_cmp(b));
+        v[v.len() / 2]
+    };
+    let (c, s, w) = (median(&mut cold), median(&mut shared), median(&mut warm));
+    println!(
+        "{{\"pairs\":{pairs},\"runs\":{runs},\"cold_s\":{c:.6},\"cold_lookups_per_s\":{:.0},\"shared_s\":{s:.6},\"shared_lookups_per_s\":{:.0},\"warm_s\":{w:.6},\"warm_lookups_per_s\":{:.0},\"found\":{}}}",
+        pairs as f64 / c,
+        pairs as f64 / s,
+        pairs as f64 / w,
+        answers / (3 * runs)
+    );
+}

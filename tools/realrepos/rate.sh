@@ -1,0 +1,55 @@
+#!/bin/sh
+# Lookups per second on the real-repo pairs (fixtures/real), hieralint's engine against Puppet's own
+# in-process rate, in one run:
+# - Puppet 7.23: /work/shared/oracle/lookup-batch.rb (ORACLE= to override), one process per
+#   (repository, fact set) as it is meant to be used; its ORACLE_TIMING_FILE gives the in-process
+#   lookup time (startup excluded); rate = all keys / sum of lookup_s.
+# - hieralint: examples/lookup_rate.rs (cold: a fresh engine per repository and fact set, files read
+#   inside the timed loop; shared: one engine per repository as `check` runs; warm: the same
+#   lookups again on loaded engines), median of RUNS passes.
+# Prints both rates and the ratios. usage: [SETS=N] tools/realrepos/rate.sh   (SETS: the first N of
+# the 35 fact sets, for a quicker run; both sides use the same pairs)
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+oracle=${ORACLE:-/work/shared/oracle/lookup-batch.rb}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+cargo build -q --release --example lookup_rate
+ours=$(SETS=${SETS:-35} target/release/examples/lookup_rate fixtures/real)
+for repo in fixtures/real/*/; do
+  [ -d "$repo/expected" ] || continue
+  name=$(basename "$repo")
+  mkdir -p "$tmp/$name/code/environments"
+  cp -r "$repo/env" "$tmp/$name/code/environments/production"
+  python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    if "merge" not in j: print(j["key"])' "$repo/lookups.jsonl" > "$tmp/$name/keys"
+  for f in $(ls fixtures/facts/facterdb-4.5/*.json | LC_ALL=C sort | head -n "${SETS:-35}"); do
+    set=$(basename "$f" .json)
+    python3 -c 'import json,sys
+def m(a, b):
+    for k, v in b.items():
+        a[k] = m(a[k], v) if isinstance(v, dict) and isinstance(a.get(k), dict) else v
+    return a
+o = json.load(open(sys.argv[2])).get(sys.argv[3], {})
+json.dump(m(json.load(open(sys.argv[1])), o), sys.stdout)' "$f" "$repo/overlay.json" "$set" > "$tmp/facts.json"
+    ORACLE_TIMING_FILE="$tmp/timing.jsonl" ruby "$oracle" "$tmp/$name/code" production "$tmp/facts.json" \
+      "$tmp/$name/keys" > /dev/null 2>&1 || true
+  done
+done
+python3 - "$tmp/timing.jsonl" "$ours" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+keys = sum(r['keys'] for r in rows)
+lookup_s = sum(r['lookup_s'] for r in rows)
+startup_s = sum(r['startup_s'] for r in rows)
+ours = json.loads(sys.argv[2])
+puppet = keys / lookup_s
+print(f"pairs: puppet {keys} in {len(rows)} processes, hieralint {ours['pairs']}")
+print(f"puppet (lookup-batch.rb, in-process): {puppet:,.0f} lookups/s ({lookup_s:.2f} s of lookups, {startup_s:.1f} s of startup not counted)")
+print(f"hieralint cold (fresh engine per fact set): {ours['cold_lookups_per_s']:,.0f} lookups/s = {ours['cold_lookups_per_s'] / puppet:,.0f}x")
+print(f"hieralint shared (engine per repository, as check runs): {ours['shared_lookups_per_s']:,.0f} lookups/s = {ours['shared_lookups_per_s'] / puppet:,.0f}x")
+print(f"hieralint warm (files already loaded):      {ours['warm_lookups_per_s']:,.0f} lookups/s = {ours['warm_lookups_per_s'] / puppet:,.0f}x")
+PY
