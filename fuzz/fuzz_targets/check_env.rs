@@ -11,6 +11,7 @@ use hieralint::check::{self, CheckOptions};
 use hieralint::engine::{
     Engine, EngineOptions, EnvironmentSpec, LookupRequest, PuppetVersion, Scope, Trusted,
 };
+use hieralint::limits::Limits;
 use hieralint::value::Value;
 use hieralint_fuzz::env::Env;
 use hieralint_fuzz::invariants::check_span;
@@ -57,6 +58,18 @@ fn scope() -> Scope {
     Scope::for_node(&facts, &trusted, None, "production")
 }
 
+/// The default limits with glob walks bounded lower: a location that interpolates to
+/// `/**/*.yaml` (an empty variable before the `/`) walks the whole machine, which the default
+/// `max_glob_visits` bounds but only after seconds, and a bounded walk must not read as a hang
+/// (`-timeout`). The walk at full size is `datadir_at_root` in tests/hostile.rs.
+fn limits() -> Limits {
+    Limits {
+        max_glob_visits: 20_000,
+        max_glob_results: 2_000,
+        ..Limits::default()
+    }
+}
+
 fuzz_target!(|env: Env| {
     let root = scratch();
     let _ = std::fs::remove_dir_all(root);
@@ -67,6 +80,7 @@ fuzz_target!(|env: Env| {
 
     let result = check::check(&CheckOptions {
         paths: vec![dir.clone()],
+        limits: limits(),
         ..CheckOptions::default()
     });
     for d in &result.diagnostics {
@@ -83,7 +97,8 @@ fuzz_target!(|env: Env| {
         let engine = Engine::on_disk(
             EnvironmentSpec::standalone(&dir, "production"),
             EngineOptions::for_puppet(puppet),
-        );
+        )
+        .with_limits(limits());
         let session = engine.session(Arc::new(scope()));
         for (i, k) in env.keys.iter().enumerate() {
             let merge = match i % 3 {

@@ -206,13 +206,18 @@ pub fn config_sites(file: &LoadedFile) -> Vec<Site<'static>> {
 
 /// The data files a group's hierarchies read, in lookup order (global, environment, then the
 /// modules' levels), each once.
+///
+/// A glob may match up to `max_glob_results` (100,000) files, so the "once" is a hash set: a
+/// linear search made this quadratic, and a glob that interpolated to `/**/*.yaml` hung the
+/// check (found by fuzzing `check_env`).
 pub fn files_read(group: &Group) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     for level in &group.hierarchy.levels {
         for loc in level.locations.iter().flatten() {
             if loc.exists && !loc.is_uri {
                 let p = PathBuf::from(&loc.location);
-                if !out.contains(&p) {
+                if seen.insert(p.clone()) {
                     out.push(p);
                 }
             }
