@@ -108,6 +108,10 @@ impl Vfs for ProjectVfs {
     fn read_dir(&self, path: &Path) -> Option<Vec<(String, bool)>> {
         self.disk.read_dir(path)
     }
+
+    fn is_symlink(&self, path: &Path) -> bool {
+        self.disk.is_symlink(path)
+    }
 }
 
 impl Group {
@@ -420,7 +424,8 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
                 files: files.clone(),
                 disk: FsVfs::new(),
             });
-            let engine = Engine::new(EnvironmentSpec::standalone(&root, &env_name), opts, vfs);
+            let engine = Engine::new(EnvironmentSpec::standalone(&root, &env_name), opts, vfs)
+                .with_limits(project.limits);
             let nodes: Vec<NodeCtx> = if real_facts {
                 fact_sets
                     .iter()

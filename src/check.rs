@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::diag::{self, Diagnostic, Label};
+use crate::limits::Limits;
 use crate::project::{FileRole, LoadedFile, Project};
 use crate::render::Summary;
 use crate::rules::{self, Rule, Sink};
@@ -23,6 +24,8 @@ pub struct CheckOptions {
     /// The Puppet major version modelled where 7 and 8 differ (reference §11); 0 means the
     /// default, 8.
     pub puppet: u8,
+    /// Bounds on file size and count, nesting, aliases, interpolation and globs (docs/limits.md).
+    pub limits: Limits,
 }
 
 pub struct CheckResult {
@@ -32,12 +35,18 @@ pub struct CheckResult {
 }
 
 fn scan_error_diagnostic(e: &ScanError) -> Diagnostic {
-    let file = std::sync::Arc::new(SourceFile::new(e.path.clone(), ""));
+    let (file, span) = match &e.source {
+        Some((file, span)) => (file.clone(), *span),
+        None => (
+            std::sync::Arc::new(SourceFile::new(e.path.clone(), "")),
+            Span::empty(0),
+        ),
+    };
     Diagnostic {
         rule: &rules::unreadable_file::META,
         severity: rules::unreadable_file::META.category.default_severity(),
         message: e.message.clone(),
-        primary: Label::new(&file, Span::empty(0)),
+        primary: Label::new(&file, span),
         secondary: Vec::new(),
         notes: Vec::new(),
         fix: None,
@@ -104,6 +113,7 @@ pub fn check_loaded(
 ) -> Vec<Diagnostic> {
     let (fact_sets, fact_errors) = crate::facts::load_fact_sets(&opts.facts);
     project.fact_sets = fact_sets;
+    project.limits = opts.limits;
     project.puppet = Some(match opts.puppet {
         7 => crate::engine::PuppetVersion::V7,
         _ => crate::engine::PuppetVersion::V8,
@@ -149,7 +159,7 @@ pub fn own_diagnostics(
 }
 
 pub fn check(opts: &CheckOptions) -> CheckResult {
-    let (mut project, scan_errors) = scan::load_project(&opts.paths);
+    let (mut project, scan_errors) = scan::load_project_limited(&opts.paths, &opts.limits);
     let enabled: Vec<&'static dyn Rule> = rules::registry()
         .iter()
         .copied()
@@ -187,7 +197,8 @@ pub fn recheck_file(
         .filter(|r| opts.only.is_empty() || opts.only.contains(&r.meta().name))
         .collect();
     let mut diagnostics = Vec::new();
-    match scan::reload_file(&project.files[i]) {
+    let limits = project.limits;
+    match scan::reload_file(&project.files[i], &limits) {
         Ok(fresh) => {
             project.files[i] = fresh;
             diagnostics.extend(run_file_rules(project, &project.files[i], &enabled));

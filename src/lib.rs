@@ -16,6 +16,7 @@ pub mod fingerprint;
 pub mod fix;
 pub mod gate;
 pub mod interp;
+pub mod limits;
 pub mod loader;
 pub mod paths;
 pub mod progress;

@@ -97,6 +97,8 @@ pub struct Project {
     /// rule code; only options the rule's page documents get here. Read them with
     /// [`Project::rule_option`].
     pub rule_options: BTreeMap<&'static str, Vec<(String, Node)>>,
+    /// Bounds for the engine the analysis builds (docs/limits.md).
+    pub limits: crate::limits::Limits,
     analysis: OnceLock<crate::analysis::Analysis>,
     fact_names: OnceLock<Option<std::collections::BTreeSet<String>>>,
 }
@@ -126,6 +128,7 @@ impl Project {
             fact_sets: self.fact_sets.clone(),
             puppet: self.puppet,
             rule_options: self.rule_options.clone(),
+            limits: self.limits,
             analysis: OnceLock::new(),
             fact_names: OnceLock::new(),
         }

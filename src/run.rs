@@ -221,6 +221,7 @@ pub fn run(opts: &RunOptions) -> RunResult {
         overlay,
         exclude,
         file_context: true,
+        limits: opts.settings.limits,
     };
     let mut scanned = scan::load_project_with(&paths_in, &scan_opts);
     for (code, rc) in &opts.settings.rules {
@@ -242,6 +243,7 @@ pub fn run(opts: &RunOptions) -> RunResult {
     let check_opts = check::CheckOptions {
         facts: opts.facts.clone(),
         puppet: opts.puppet,
+        limits: opts.settings.limits,
         ..check::CheckOptions::default()
     };
     let found = check::check_loaded(&mut project, &scanned.errors, &to_run, &check_opts);

@@ -12,16 +12,30 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::limits::Limits;
 use crate::loader::{self, Format};
 use crate::paths;
 use crate::project::{FileRole, Layer, LoadedFile, Project};
-use crate::span::SourceFile;
+use crate::span::{SourceFile, Span};
 
 /// A problem met while discovering or reading files (not a finding about the data).
 #[derive(Clone, Debug)]
 pub struct ScanError {
     pub path: PathBuf,
     pub message: String,
+    /// Where in a file the problem was declared, when it was (a hiera.yaml `datadir` that leads
+    /// outside the environment).
+    pub source: Option<(Arc<SourceFile>, Span)>,
+}
+
+impl ScanError {
+    pub fn new(path: impl Into<PathBuf>, message: impl Into<String>) -> ScanError {
+        ScanError {
+            path: path.into(),
+            message: message.into(),
+            source: None,
+        }
+    }
 }
 
 /// What a given path turned out to be.
@@ -75,26 +89,57 @@ pub fn looks_like_module(dir: &Path) -> bool {
 
 /// Reads the `datadir`s a hiera.yaml names (literally, up to the first interpolation), so the
 /// scanner knows which directories hold data. Falls back to `data` (Puppet's default, §1.3).
+/// Directories outside `root` (an absolute datadir, `..`, a symbolic link leading out) are left
+/// out: hieralint checks the tree it is given, never `/` (the scanner reports them).
 pub fn datadirs_of(root: &Path) -> Vec<PathBuf> {
+    let allowed = canonical_roots(&[root]);
     datadirs_with(root, &BTreeMap::new())
+        .into_iter()
+        .filter(|d| outside(d, &allowed).is_none())
+        .collect()
 }
 
-/// [`datadirs_of`], reading hiera.yaml from `overlay` when it is there (`--stdin-filename`).
+/// [`datadirs_of`] without the containment check, reading hiera.yaml from `overlay` when it is
+/// there (`--stdin-filename`).
 fn datadirs_with(root: &Path, overlay: &BTreeMap<PathBuf, Arc<str>>) -> Vec<PathBuf> {
-    let mut dirs = BTreeSet::new();
+    datadir_decls(root, overlay, &Limits::default())
+        .1
+        .into_iter()
+        .map(|d| d.dir)
+        .collect()
+}
+
+/// A data directory and the span of the `datadir` value that names it (none for the defaults).
+struct DataDir {
+    dir: PathBuf,
+    decl: Option<Span>,
+}
+
+/// The existing data directories of a layer root, with the hiera.yaml they were read from.
+fn datadir_decls(
+    root: &Path,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
+) -> (Option<Arc<SourceFile>>, Vec<DataDir>) {
+    let mut dirs: BTreeMap<PathBuf, Option<Span>> = BTreeMap::new();
     let cfg = root.join("hiera.yaml");
+    let mut source = None;
     let text = if overlay.is_empty() {
         None
     } else {
         overlay.get(&paths::identity(&cfg)).cloned()
     };
     let bytes = match text {
-        Some(t) => Ok(t.as_bytes().to_vec()),
-        None => std::fs::read(&cfg),
+        Some(t) => Some(t.as_bytes().to_vec()),
+        // An oversized hiera.yaml is reported when it is loaded; it names no datadir here.
+        None => std::fs::metadata(&cfg)
+            .is_ok_and(|m| m.len() <= limits.max_file_bytes)
+            .then(|| std::fs::read(&cfg).ok())
+            .flatten(),
     };
-    if let Ok(bytes) = bytes {
-        let file = SourceFile::from_bytes(&cfg, &bytes);
-        let doc = loader::yaml::load(&file);
+    if let Some(bytes) = bytes {
+        let file = Arc::new(SourceFile::from_bytes(&cfg, &bytes));
+        let doc = loader::yaml::load_with(&file, limits);
         if let Some(map) = doc.root.as_ref().and_then(|r| r.as_map()) {
             let mut push = |n: Option<&crate::value::Node>| {
                 if let Some(s) = n.and_then(|n| n.as_str()) {
@@ -106,7 +151,8 @@ fn datadirs_with(root: &Path, overlay: &BTreeMap<PathBuf, Arc<str>>) -> Vec<Path
                         literal
                     };
                     if !literal.is_empty() {
-                        dirs.insert(root.join(literal));
+                        let span = n.map(|n| n.span);
+                        dirs.entry(root.join(literal)).or_insert(span);
                     }
                 }
             };
@@ -125,12 +171,33 @@ fn datadirs_with(root: &Path, overlay: &BTreeMap<PathBuf, Arc<str>>) -> Vec<Path
                 }
             }
         }
+        source = Some(file);
     }
-    dirs.insert(root.join("data"));
+    dirs.entry(root.join("data")).or_insert(None);
     if root.join("hieradata").is_dir() {
-        dirs.insert(root.join("hieradata"));
+        dirs.entry(root.join("hieradata")).or_insert(None);
     }
-    dirs.into_iter().filter(|d| d.is_dir()).collect()
+    let dirs = dirs
+        .into_iter()
+        .filter(|(d, _)| d.is_dir())
+        .map(|(dir, decl)| DataDir { dir, decl })
+        .collect();
+    (source, dirs)
+}
+
+/// The directories a walk may enter, resolved (symbolic links followed).
+fn canonical_roots(roots: &[&Path]) -> Vec<PathBuf> {
+    roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .collect()
+}
+
+/// Where `path` really is, when that is outside every allowed root (`None`: inside one, or it
+/// cannot be resolved, in which case reading it reports the problem).
+fn outside(path: &Path, allowed: &[PathBuf]) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(path).ok()?;
+    (!allowed.iter().any(|r| real.starts_with(r))).then_some(real)
 }
 
 /// The modulepath directories of an environment: `environment.conf`'s `modulepath` entries that
@@ -161,18 +228,44 @@ pub fn module_dirs(env: &Path) -> Vec<PathBuf> {
     out.into_iter().filter(|d| d.is_dir()).collect()
 }
 
-fn walk_data(dir: &Path, loose: bool, errors: &mut Vec<ScanError>) -> Vec<PathBuf> {
+/// The data files under `dir`. Symbolic links are followed only while they stay inside one of
+/// the `allowed` (canonical) roots: a link to `/` or to another repository is reported, not
+/// walked. Loops are reported by walkdir.
+fn walk_data(
+    dir: &Path,
+    loose: bool,
+    allowed: &[PathBuf],
+    errors: &mut Vec<ScanError>,
+) -> Vec<PathBuf> {
     let mut files = Vec::new();
+    let mut refused = Vec::new();
     for entry in walkdir::WalkDir::new(dir)
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| {
-            e.depth() == 0
-                || !(e.file_type().is_dir()
-                    && e.file_name()
-                        .to_str()
-                        .is_some_and(|n| n.starts_with('.') || (loose && SKIP_DIRS.contains(&n))))
+            if e.depth() > 0
+                && e.file_type().is_dir()
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with('.') || (loose && SKIP_DIRS.contains(&n)))
+            {
+                return false;
+            }
+            if e.path_is_symlink() {
+                if let Some(real) = outside(e.path(), allowed) {
+                    refused.push(ScanError::new(
+                        e.path(),
+                        format!(
+                            "symbolic link to `{}`, outside the directory being checked: not \
+                             followed",
+                            real.display()
+                        ),
+                    ));
+                    return false;
+                }
+            }
+            true
         })
     {
         match entry {
@@ -180,12 +273,11 @@ fn walk_data(dir: &Path, loose: bool, errors: &mut Vec<ScanError>) -> Vec<PathBu
                 files.push(e.into_path())
             }
             Ok(_) => {}
-            Err(err) => errors.push(ScanError {
-                path: err
-                    .path()
+            Err(err) => errors.push(ScanError::new(
+                err.path()
                     .map(Path::to_path_buf)
                     .unwrap_or_else(|| dir.to_path_buf()),
-                message: if err.loop_ancestor().is_some() {
+                if err.loop_ancestor().is_some() {
                     "symbolic link loop".to_string()
                 } else {
                     format!(
@@ -195,9 +287,10 @@ fn walk_data(dir: &Path, loose: bool, errors: &mut Vec<ScanError>) -> Vec<PathBu
                             .unwrap_or_else(|| err.to_string())
                     )
                 },
-            }),
+            )),
         }
     }
+    errors.append(&mut refused);
     files
 }
 
@@ -208,6 +301,7 @@ fn plan_layer(
     plan: &mut Vec<Planned>,
     errors: &mut Vec<ScanError>,
     overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
 ) {
     let cfg = root.join("hiera.yaml");
     if cfg.is_file() {
@@ -218,8 +312,30 @@ fn plan_layer(
             env_root: Some(env_root.to_path_buf()),
         });
     }
-    for dir in datadirs_with(root, overlay) {
-        for path in walk_data(&dir, false, errors) {
+    // Data is read only inside the layer's root or the environment (a module's data may sit in
+    // the environment only through a link): a datadir elsewhere — absolute, `..`, `/` — is
+    // reported at its declaration and not walked.
+    let allowed = canonical_roots(&[root, env_root]);
+    let (config, dirs) = datadir_decls(root, overlay, limits);
+    for DataDir { dir, decl } in dirs {
+        if let Some(real) = outside(&dir, &allowed) {
+            let mut e = ScanError::new(
+                root.join("hiera.yaml"),
+                format!(
+                    "datadir `{}` is outside the directory being checked (it is `{}`): hieralint \
+                     does not read it",
+                    dir.display(),
+                    real.display()
+                ),
+            );
+            if decl.is_none() {
+                e.path = dir.clone();
+            }
+            e.source = decl.zip(config.clone()).map(|(span, file)| (file, span));
+            errors.push(e);
+            continue;
+        }
+        for path in walk_data(&dir, false, &allowed, errors) {
             plan.push(Planned {
                 path,
                 role: FileRole::Data,
@@ -235,14 +351,12 @@ fn plan_environment(
     plan: &mut Vec<Planned>,
     errors: &mut Vec<ScanError>,
     overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
 ) {
-    plan_layer(env, Layer::Environment, env, plan, errors, overlay);
+    plan_layer(env, Layer::Environment, env, plan, errors, overlay, limits);
     for mdir in module_dirs(env) {
         let Ok(rd) = std::fs::read_dir(&mdir) else {
-            errors.push(ScanError {
-                path: mdir.clone(),
-                message: "cannot read module directory".into(),
-            });
+            errors.push(ScanError::new(&mdir, "cannot read module directory"));
             continue;
         };
         let mut mods: Vec<PathBuf> = rd
@@ -253,22 +367,28 @@ fn plan_environment(
         mods.sort();
         for m in mods {
             let Some(name) = m.file_name().and_then(|n| n.to_str()).map(str::to_string) else {
+                // Puppet cannot name such a module either; say it is not checked.
+                errors.push(ScanError::new(
+                    &m,
+                    "module directory name is not valid UTF-8: not checked",
+                ));
                 continue;
             };
-            plan_layer(&m, Layer::Module(name), env, plan, errors, overlay);
+            plan_layer(&m, Layer::Module(name), env, plan, errors, overlay, limits);
         }
     }
 }
 
 /// Works out what each path is and which files to load.
-fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>) -> Vec<Planned> {
-    plan_with(paths, errors, &BTreeMap::new())
+fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>, limits: &Limits) -> Vec<Planned> {
+    plan_with(paths, errors, &BTreeMap::new(), limits)
 }
 
 fn plan_with(
     paths: &[PathBuf],
     errors: &mut Vec<ScanError>,
     overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
 ) -> Vec<Planned> {
     let mut plan = Vec::new();
     for p in paths {
@@ -287,9 +407,17 @@ fn plan_with(
         } else if p.is_dir() {
             if looks_like_module(p) {
                 let name = module_name_of(p);
-                plan_layer(p, Layer::Module(name), p, &mut plan, errors, overlay);
+                plan_layer(
+                    p,
+                    Layer::Module(name),
+                    p,
+                    &mut plan,
+                    errors,
+                    overlay,
+                    limits,
+                );
             } else if looks_like_environment(p) {
-                plan_environment(p, &mut plan, errors, overlay);
+                plan_environment(p, &mut plan, errors, overlay, limits);
             } else {
                 // an environments directory (r10k), or a directory holding `environments/`
                 let envs_dir = if p.join("environments").is_dir() {
@@ -308,13 +436,14 @@ fn plan_with(
                     for c in children {
                         if looks_like_environment(&c) {
                             found = true;
-                            plan_environment(&c, &mut plan, errors, overlay);
+                            plan_environment(&c, &mut plan, errors, overlay, limits);
                         }
                     }
                 }
                 if !found {
                     // loose data files
-                    for path in walk_data(p, true, errors) {
+                    let allowed = canonical_roots(&[p]);
+                    for path in walk_data(p, true, &allowed, errors) {
                         plan.push(Planned {
                             path,
                             role: FileRole::Loose,
@@ -325,10 +454,7 @@ fn plan_with(
                 }
             }
         } else {
-            errors.push(ScanError {
-                path: p.clone(),
-                message: "no such file or directory".into(),
-            });
+            errors.push(ScanError::new(p, "no such file or directory"));
         }
     }
     // One entry per path, first role wins (a file given twice is checked once). The sort is
@@ -337,6 +463,19 @@ fn plan_with(
     // were 9% of a 1.5k-file run, docs/benchmarks.md).
     plan.sort_by(|a, b| a.path.cmp(&b.path));
     plan.dedup_by(|later, first| later.path == first.path);
+    if plan.len() > limits.max_files {
+        let first_left_out = plan[limits.max_files].path.clone();
+        errors.push(ScanError::new(
+            first_left_out,
+            format!(
+                "more than {} files to check (limit `max_files`): this file and the {} after it \
+                 were not loaded",
+                limits.max_files,
+                plan.len() - limits.max_files - 1
+            ),
+        ));
+        plan.truncate(limits.max_files);
+    }
     plan
 }
 
@@ -360,40 +499,64 @@ pub fn module_name_of(dir: &Path) -> String {
         .to_string()
 }
 
-/// Largest file read; bigger files get a diagnostic instead (hostile-input limit).
+/// Largest file read by default; bigger files get a diagnostic instead (hostile-input limit,
+/// [`Limits::max_file_bytes`]).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
-fn load_one(p: &Planned, overlay: &BTreeMap<PathBuf, Arc<str>>) -> Result<LoadedFile, ScanError> {
+fn size_limit_message(limit: u64) -> String {
+    if limit >= 1024 * 1024 && limit.is_multiple_of(1024 * 1024) {
+        format!(
+            "file is larger than the {} MiB limit",
+            limit / (1024 * 1024)
+        )
+    } else {
+        format!("file is larger than the {limit} byte limit")
+    }
+}
+
+/// Reads and loads one planned file. A file that vanished since planning, cannot be read, or is
+/// over the size limit is a [`ScanError`] (the run goes on). The read itself is bounded, so a
+/// file growing between `metadata` and `read` cannot exceed the limit either.
+fn load_one(
+    p: &Planned,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
+) -> Result<LoadedFile, ScanError> {
+    use std::io::Read;
     if !overlay.is_empty() {
         if let Some(text) = overlay.get(&paths::identity(&p.path)) {
             let source = Arc::new(SourceFile::from_bytes(&p.path, text.as_bytes()));
-            return Ok(loaded(p, source));
+            return Ok(loaded(p, source, limits));
         }
     }
-    let meta = std::fs::metadata(&p.path).map_err(|e| ScanError {
-        path: p.path.clone(),
-        message: format!("cannot read: {e}"),
-    })?;
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(ScanError {
-            path: p.path.clone(),
-            message: format!(
-                "file is larger than the {} MiB limit",
-                MAX_FILE_BYTES / (1024 * 1024)
-            ),
-        });
+    let cannot_read = |e: std::io::Error| ScanError::new(&p.path, format!("cannot read: {e}"));
+    let meta = std::fs::metadata(&p.path).map_err(cannot_read)?;
+    if meta.len() > limits.max_file_bytes {
+        return Err(ScanError::new(
+            &p.path,
+            size_limit_message(limits.max_file_bytes),
+        ));
     }
-    let bytes = std::fs::read(&p.path).map_err(|e| ScanError {
-        path: p.path.clone(),
-        message: format!("cannot read: {e}"),
-    })?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(&p.path)
+        .and_then(|f| {
+            f.take(limits.max_file_bytes.saturating_add(1))
+                .read_to_end(&mut bytes)
+        })
+        .map_err(cannot_read)?;
+    if bytes.len() as u64 > limits.max_file_bytes {
+        return Err(ScanError::new(
+            &p.path,
+            size_limit_message(limits.max_file_bytes),
+        ));
+    }
     let source = Arc::new(SourceFile::from_bytes(&p.path, &bytes));
-    Ok(loaded(p, source))
+    Ok(loaded(p, source, limits))
 }
 
-fn loaded(p: &Planned, source: Arc<SourceFile>) -> LoadedFile {
+fn loaded(p: &Planned, source: Arc<SourceFile>, limits: &Limits) -> LoadedFile {
     let format = Format::from_extension(&p.path).unwrap_or(Format::Yaml);
-    let doc = loader::load(format, &source);
+    let doc = loader::load_with(format, &source, limits);
     LoadedFile::new(
         source,
         doc,
@@ -405,22 +568,29 @@ fn loaded(p: &Planned, source: Arc<SourceFile>) -> LoadedFile {
 
 /// Discovers and loads everything under `paths`, in parallel.
 pub fn load_project(paths: &[PathBuf]) -> (Project, Vec<ScanError>) {
+    load_project_limited(paths, &Limits::default())
+}
+
+/// [`load_project`] within `limits` (file size and count, YAML nesting and aliases, HOCON
+/// substitutions).
+pub fn load_project_limited(paths: &[PathBuf], limits: &Limits) -> (Project, Vec<ScanError>) {
     let mut errors = Vec::new();
-    let planned = plan(paths, &mut errors);
-    let files = load_planned(&planned, &BTreeMap::new(), &mut errors);
+    let planned = plan(paths, &mut errors, limits);
+    let files = load_planned(&planned, &BTreeMap::new(), limits, &mut errors);
     (Project::new(files), errors)
 }
 
 fn load_planned(
     planned: &[Planned],
     overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
     errors: &mut Vec<ScanError>,
 ) -> Vec<LoadedFile> {
     crate::progress::phase("loading", planned.len());
     let results: Vec<Result<LoadedFile, ScanError>> = planned
         .par_iter()
         .map(|p| {
-            let r = load_one(p, overlay);
+            let r = load_one(p, overlay, limits);
             crate::progress::inc();
             r
         })
@@ -447,6 +617,8 @@ pub struct ScanOptions {
     pub overlay: BTreeMap<PathBuf, Arc<str>>,
     /// Files to leave out of the run (configuration `exclude`), even when named.
     pub exclude: Option<PathFilter>,
+    /// Bounds on file size and count and on what loaders expand (docs/limits.md).
+    pub limits: Limits,
     /// Load the environment (or module) around each file argument, so that cross-file rules see
     /// the file in context, and make the file arguments the reporting scope (pre-commit passes
     /// only the changed files).
@@ -459,6 +631,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("overlay", &self.overlay.keys().collect::<Vec<_>>())
             .field("exclude", &self.exclude.is_some())
             .field("file_context", &self.file_context)
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -595,7 +768,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         }
         targets.push(p.clone());
     }
-    let mut planned = plan_with(&targets, &mut errors, overlay);
+    let mut planned = plan_with(&targets, &mut errors, overlay, &opts.limits);
     let mut scope = None;
     if opts.file_context && !file_args.is_empty() {
         // the file arguments are the scope; spell them as given, and check the ones the
@@ -640,7 +813,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         planned.retain(|p| !ex(&p.path));
         errors.retain(|e| !ex(&e.path));
     }
-    let files = load_planned(&planned, overlay, &mut errors);
+    let files = load_planned(&planned, overlay, &opts.limits, &mut errors);
     Scan {
         project: Project::new(files),
         errors,
@@ -650,7 +823,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
 
 /// Re-reads one file of a loaded project from disk (it changed: the editor case), keeping the
 /// role, layer and environment the scan gave it. The caller puts the result in its place.
-pub fn reload_file(file: &LoadedFile) -> Result<LoadedFile, ScanError> {
+pub fn reload_file(file: &LoadedFile, limits: &Limits) -> Result<LoadedFile, ScanError> {
     load_one(
         &Planned {
             path: file.source.path.clone(),
@@ -659,5 +832,85 @@ pub fn reload_file(file: &LoadedFile) -> Result<LoadedFile, ScanError> {
             env_root: file.env_root.clone(),
         },
         &BTreeMap::new(),
+        limits,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("hieralint-scan-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("data")).unwrap();
+        d
+    }
+
+    /// A file planned and then deleted before it is loaded (another process, a `git checkout`
+    /// during the run) is a ScanError naming it; the other planned files load.
+    #[test]
+    fn load_one_of_a_vanished_file() {
+        let dir = temp_dir("vanish");
+        std::fs::write(dir.join("hiera.yaml"), "version: 5\n").unwrap();
+        std::fs::write(dir.join("data/a.yaml"), "a: 1\n").unwrap();
+        std::fs::write(dir.join("data/b.yaml"), "b: [\n").unwrap();
+        let mut errors = Vec::new();
+        let planned = plan(std::slice::from_ref(&dir), &mut errors, &Limits::default());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(planned.len(), 3);
+        std::fs::remove_file(dir.join("data/a.yaml")).unwrap();
+        let results: Vec<_> = planned
+            .iter()
+            .map(|p| load_one(p, &BTreeMap::new(), &Limits::default()))
+            .collect();
+        // The plan is sorted by path: data/a.yaml, data/b.yaml, hiera.yaml.
+        let gone = results[0].as_ref().expect_err("a.yaml vanished");
+        assert_eq!(gone.path, dir.join("data/a.yaml"));
+        assert!(
+            gone.message.starts_with("cannot read: No such file"),
+            "{}",
+            gone.message
+        );
+        let b = results[1].as_ref().expect("b.yaml still loads");
+        assert_eq!(b.doc.issues.len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file that grows past the limit between `metadata` and `read` is still refused: the
+    /// read is bounded too.
+    #[test]
+    fn size_limit_holds_for_the_read() {
+        let dir = temp_dir("size");
+        std::fs::write(dir.join("data/a.yaml"), "a: 1\n").unwrap();
+        let p = Planned {
+            path: dir.join("data/a.yaml"),
+            role: FileRole::Data,
+            layer: Layer::Environment,
+            env_root: Some(dir.clone()),
+        };
+        let limits = Limits {
+            max_file_bytes: 4,
+            ..Limits::default()
+        };
+        let e = load_one(&p, &BTreeMap::new(), &limits).expect_err("over the limit");
+        assert_eq!(e.message, "file is larger than the 4 byte limit");
+        assert!(load_one(&p, &BTreeMap::new(), &Limits::default()).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `datadirs_of` leaves out a datadir outside the root (here `..`), keeps one inside.
+    #[test]
+    fn datadirs_outside_are_left_out() {
+        let dir = temp_dir("datadirs");
+        std::fs::create_dir_all(dir.join("env/inner")).unwrap();
+        std::fs::write(
+            dir.join("env/hiera.yaml"),
+            "version: 5\nhierarchy:\n  - name: a\n    datadir: ..\n    path: x.yaml\n  - name: b\n    datadir: inner\n    path: y.yaml\n",
+        )
+        .unwrap();
+        let dirs = datadirs_of(&dir.join("env"));
+        assert_eq!(dirs, vec![dir.join("env/inner")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

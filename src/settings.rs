@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diag::{Diagnostic, Severity};
+use crate::limits::Limits;
 use crate::loader::{self, Document, LoadIssueKind};
 use crate::render::OutputFormat;
 use crate::rules::{self, RuleMeta};
@@ -171,6 +172,8 @@ pub struct Settings {
     pub puppet: Option<u8>,
     pub format: Option<OutputFormat>,
     pub fail_on: Option<FailOn>,
+    /// `limits:`: the bounds on hostile input (docs/limits.md); the defaults where not set.
+    pub limits: Limits,
 }
 
 impl Settings {
@@ -304,7 +307,41 @@ const KEYS: &[&str] = &[
     "puppet",
     "format",
     "fail-on",
+    "limits",
 ];
+
+/// The keys of `limits:`, each the kebab-case name of a [`Limits`] field (docs/limits.md).
+const LIMIT_KEYS: &[&str] = &[
+    "max-file-bytes",
+    "max-files",
+    "yaml-max-depth",
+    "max-expanded-nodes",
+    "max-interpolated-bytes",
+    "max-lookup-depth",
+    "max-sub-lookups",
+    "max-glob-results",
+    "max-glob-visits",
+    "max-glob-alternatives",
+];
+
+/// Sets one `limits:` entry; false when the key is unknown.
+fn set_limit(l: &mut Limits, key: &str, n: u64) -> bool {
+    let as_usize = usize::try_from(n).unwrap_or(usize::MAX);
+    match key {
+        "max-file-bytes" => l.max_file_bytes = n,
+        "max-files" => l.max_files = as_usize,
+        "yaml-max-depth" => l.yaml_max_depth = as_usize,
+        "max-expanded-nodes" => l.max_expanded_nodes = as_usize,
+        "max-interpolated-bytes" => l.max_interpolated_bytes = as_usize,
+        "max-lookup-depth" => l.max_lookup_depth = as_usize,
+        "max-sub-lookups" => l.max_sub_lookups = as_usize,
+        "max-glob-results" => l.max_glob_results = as_usize,
+        "max-glob-visits" => l.max_glob_visits = as_usize,
+        "max-glob-alternatives" => l.max_glob_alternatives = as_usize,
+        _ => return false,
+    }
+    true
+}
 
 struct Cx<'a> {
     file: Arc<SourceFile>,
@@ -612,6 +649,7 @@ pub fn parse(
                     }
                 }
             }
+            "limits" => parse_limits(&mut cx, v, &mut s.limits),
             other => {
                 let suggestion = KEYS
                     .iter()
@@ -705,6 +743,66 @@ fn parse_rules(cx: &mut Cx, v: &Node, s: &mut Settings) {
     }
 }
 
+/// `limits:`: a mapping of [`LIMIT_KEYS`] to positive integers (`_` separators allowed, as
+/// YAML 1.1 reads `1_000_000`). A wrong entry is an error and leaves that bound at its default.
+fn parse_limits(cx: &mut Cx, v: &Node, l: &mut Limits) {
+    let Some(m) = v.as_map() else {
+        cx.error(
+            v.span,
+            format!(
+                "`limits` must be a mapping of limit names to numbers, not a {}",
+                kind_name(v)
+            ),
+        );
+        return;
+    };
+    for e in &m.entries {
+        if e.merged {
+            continue;
+        }
+        let k = key_text(&e.key);
+        if !set_limit(&mut Limits::default(), &k, 1) {
+            let suggestion = LIMIT_KEYS
+                .iter()
+                .map(|c| (strsim::jaro_winkler(&k, c), *c))
+                .filter(|(sc, _)| *sc > 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, c)| c);
+            let d = cx.error(e.key.span, format!("unknown limit `{k}`"));
+            match suggestion {
+                Some(c) => d.notes.push(format!("did you mean `{c}`?")),
+                None => d
+                    .notes
+                    .push(format!("known limits: {}", LIMIT_KEYS.join(", "))),
+            }
+            continue;
+        }
+        let (n, shown) = match &e.value.kind {
+            NodeKind::Scalar(sc) if sc.text.starts_with('_') => (None, format!("`{}`", sc.text)),
+            NodeKind::Scalar(sc) => (
+                sc.text
+                    .replace('_', "")
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| *n > 0),
+                format!("`{}`", sc.text),
+            ),
+            _ => (None, format!("a {}", kind_name(&e.value))),
+        };
+        match n {
+            Some(n) => {
+                set_limit(l, &k, n);
+            }
+            None => {
+                cx.error(
+                    e.value.span,
+                    format!("limit `{k}` must be a positive whole number, not {shown}"),
+                );
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -772,5 +870,85 @@ mod tests {
             },
         );
         assert_eq!(s.level(h901), Level::Info);
+    }
+
+    fn parse_text(text: &str) -> (Settings, Vec<Diagnostic>) {
+        let file = Arc::new(SourceFile::new(FILE_NAME, text));
+        let doc = loader::yaml::load(&file);
+        let known: Vec<&'static RuleMeta> = rules::registry().iter().map(|r| r.meta()).collect();
+        parse(file, &doc, PathBuf::from("/x"), &known)
+    }
+
+    #[test]
+    fn every_limit_key_sets_its_own_field() {
+        let mut seen = Vec::new();
+        for k in LIMIT_KEYS {
+            let mut l = Limits::default();
+            assert!(set_limit(&mut l, k, 7), "{k}");
+            assert_ne!(l, Limits::default(), "{k} changed nothing");
+            assert!(!seen.contains(&l), "{k} sets the same field as another key");
+            seen.push(l);
+        }
+        assert!(!set_limit(&mut Limits::default(), "max-nope", 7));
+    }
+
+    #[test]
+    fn limits_are_configured() {
+        let (s, d) = parse_text(
+            "limits:\n  max-file-bytes: 1_048_576\n  max-lookup-depth: 50\n  yaml-max-depth: 100\n",
+        );
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(s.limits.max_file_bytes, 1 << 20);
+        assert_eq!(s.limits.max_lookup_depth, 50);
+        assert_eq!(s.limits.yaml_max_depth, 100);
+        assert_eq!(s.limits.max_sub_lookups, Limits::default().max_sub_lookups);
+    }
+
+    #[test]
+    fn wrong_limits_are_errors_at_their_spans() {
+        let text = "limits:\n  max-glob-result: 5\n  max-files: 0\n  max-sub-lookups: many\n  max-glob-visits: [1]\n";
+        let (s, d) = parse_text(text);
+        let got: Vec<(String, String)> = d
+            .iter()
+            .map(|d| {
+                (
+                    d.message.clone(),
+                    d.primary.file.slice(d.primary.span).to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "unknown limit `max-glob-result`".to_string(),
+                    "max-glob-result".to_string()
+                ),
+                (
+                    "limit `max-files` must be a positive whole number, not `0`".to_string(),
+                    "0".to_string()
+                ),
+                (
+                    "limit `max-sub-lookups` must be a positive whole number, not `many`"
+                        .to_string(),
+                    "many".to_string()
+                ),
+                (
+                    "limit `max-glob-visits` must be a positive whole number, not a list"
+                        .to_string(),
+                    "[1]".to_string()
+                ),
+            ]
+        );
+        assert_eq!(
+            d[0].notes,
+            vec!["did you mean `max-glob-results`?".to_string()]
+        );
+        assert_eq!(s.limits, Limits::default());
+        let (_, d) = parse_text("limits: 5\n");
+        assert_eq!(
+            d[0].message,
+            "`limits` must be a mapping of limit names to numbers, not a scalar"
+        );
     }
 }

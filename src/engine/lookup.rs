@@ -22,7 +22,7 @@ use super::merge::{MergeStrategy, StrategyKind};
 use super::ruby::{regex_search, ruby_regex};
 use super::scope::{Scope, VarLookup};
 use super::types;
-use super::vfs::{pathname_join, ruby_glob};
+use super::vfs::{pathname_join, ruby_glob, GlobLimit};
 use super::{convert, Engine, PuppetVersion, Strict};
 use crate::config::FunctionKind;
 use crate::interp::{self, split_key, Method, Segment, TokenKind};
@@ -33,10 +33,13 @@ use crate::value::{Hash, Value};
 pub(crate) type R<T> = Result<T, LookupError>;
 
 const LOOKUP_OPTIONS: &str = "lookup_options";
-/// Depth limit for nested interpolations (lookups of lookups): each level is a long Rust call
-/// chain, and 48 levels fit a 2 MiB thread stack even in debug builds. Puppet has no limit
-/// (Ruby fails with `stack level too deep` much later); real data nests a few levels.
-const MAX_NESTING: usize = 48;
+/// Stack left below which [`Cx::interpolate`] continues on a new segment, and that segment's
+/// size. Nested interpolations (lookups of lookups) are long Rust call chains (about 23 KiB per
+/// level in a debug build): growing the stack keeps `max_lookup_depth` a bound on work rather
+/// than on the caller's stack. Puppet has no limit (Ruby fails with `stack level too deep` much
+/// later); real data nests a few levels.
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
 /// A parsed lookup key (`LookupKey`): root key, module name, dotted segments.
 #[derive(Clone, Debug)]
@@ -280,7 +283,17 @@ pub(crate) struct Cx<'a> {
     /// True while interpolating hiera.yaml locations (Puppet 8 turns undefined variables into
     /// warnings there).
     in_location: RefCell<bool>,
+    /// Interpolations in progress, nested (bounded by [`Limits::max_lookup_depth`]: each level is
+    /// a Rust call chain).
+    ///
+    /// [`Limits::max_lookup_depth`]: crate::limits::Limits::max_lookup_depth
     nesting: RefCell<usize>,
+    /// Lookups and variable reads made through interpolation so far in this lookup (bounded by
+    /// [`Limits::max_sub_lookups`]: a chain of keys each interpolating the next twice costs
+    /// 2^n of them; Puppet would spin for ever too).
+    ///
+    /// [`Limits::max_sub_lookups`]: crate::limits::Limits::max_sub_lookups
+    sub_lookups: std::cell::Cell<usize>,
     /// Every scope variable read by this lookup (outside hierarchy resolution, which the
     /// hierarchy fingerprint covers), for the engine's cross-session result cache.
     pub reads: RefCell<Vec<(Arc<str>, Probe)>>,
@@ -308,6 +321,7 @@ impl<'a> Cx<'a> {
             local: RefCell::new(None),
             in_location: RefCell::new(false),
             nesting: RefCell::new(0),
+            sub_lookups: std::cell::Cell::new(0),
             reads: RefCell::new(Vec::new()),
             track_reads: std::cell::Cell::new(true),
         }
@@ -1173,7 +1187,9 @@ impl<'a> Cx<'a> {
         for g in globs {
             let pattern = pathname_join(datadir, &self.interpolated_location_string(g)?);
             let pattern_s = pattern.display().to_string();
-            for m in ruby_glob(&*self.eng.vfs, &pattern_s) {
+            let matches = ruby_glob(&*self.eng.vfs, &pattern_s, &self.eng.limits)
+                .map_err(|GlobLimit(what)| self.limit_error(what))?;
+            for m in matches {
                 if self.eng.vfs.is_dir(&m) {
                     continue;
                 }
@@ -1871,7 +1887,18 @@ impl<'a> Cx<'a> {
     // Interpolation
 
     /// `Interpolation#interpolate`.
+    ///
+    /// Every nested lookup through interpolation, and every level of a nested value, passes
+    /// through here: the stack is grown on the heap when less than [`STACK_RED_ZONE`] is left,
+    /// so a chain of `max_lookup_depth` lookups (about 23 KiB of stack each in a debug build)
+    /// cannot overflow a 2 MiB rayon worker (tests/hostile.rs `lookup_chain_length`).
     pub fn interpolate(&self, value: &Value, allow_methods: bool) -> R<Value> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.interpolate_here(value, allow_methods)
+        })
+    }
+
+    fn interpolate_here(&self, value: &Value, allow_methods: bool) -> R<Value> {
         match value {
             Value::String(s) => {
                 if !s.contains("%{") {
@@ -1912,16 +1939,38 @@ impl<'a> Cx<'a> {
         e
     }
 
+    /// A hieralint limit was hit: the lookup stops with an error that names it (never a silent
+    /// truncation; docs/limits.md).
+    fn limit_error(&self, what: String) -> LookupError {
+        LookupError::new(
+            ErrorKind::Unsupported,
+            format!("{what}; hieralint stops this lookup (docs/limits.md)"),
+        )
+    }
+
+    /// Counts one lookup or variable read made through interpolation.
+    fn count_sub_lookup(&self) -> R<()> {
+        let n = self.sub_lookups.get() + 1;
+        self.sub_lookups.set(n);
+        let max = self.eng.limits.max_sub_lookups;
+        if n > max {
+            return Err(self.limit_error(format!(
+                "interpolation made more than {max} lookups (limit `max_sub_lookups`)"
+            )));
+        }
+        Ok(())
+    }
+
     fn interpolate_string(&self, subject: &str, allow_methods: bool) -> R<Value> {
         {
             let mut n = self.nesting.borrow_mut();
             *n += 1;
-            if *n > MAX_NESTING {
+            let max = self.eng.limits.max_lookup_depth;
+            if *n > max {
                 *n -= 1;
-                return Err(LookupError::new(
-                    ErrorKind::Unsupported,
-                    "interpolation nesting exceeds hieralint's limit",
-                ));
+                return Err(self.limit_error(format!(
+                    "interpolation nesting exceeds {max} levels (limit `max_lookup_depth`)"
+                )));
             }
         }
         let r = self.with(
@@ -1967,6 +2016,7 @@ impl<'a> Cx<'a> {
                         };
                         return Err(self.issue(format!("Unknown interpolation method '{name}'")));
                     };
+                    self.count_sub_lookup()?;
                     let v = match method {
                         Method::Lookup | Method::Hiera | Method::Alias => {
                             Some(self.interpolation_lookup(arg)?)
@@ -1988,6 +2038,7 @@ impl<'a> Cx<'a> {
                     })?
                 }
                 TokenKind::Variable => {
+                    self.count_sub_lookup()?;
                     let v = self.scope_lookup(&t.expr, subject)?;
                     self.check(&Arc::from(format!("scope:{}", t.expr)), || match &v {
                         None => Ok(None),
@@ -1998,9 +2049,25 @@ impl<'a> Cx<'a> {
             if let Some(v) = value {
                 out.push_str(&v.to_ruby_s());
             }
+            self.check_interpolated_len(out.len())?;
         }
         out.push_str(&subject[last..]);
+        self.check_interpolated_len(out.len())?;
         Ok(Value::string(out))
+    }
+
+    /// Bounds the string one interpolation builds ([`Limits::max_interpolated_bytes`]).
+    ///
+    /// [`Limits::max_interpolated_bytes`]: crate::limits::Limits::max_interpolated_bytes
+    fn check_interpolated_len(&self, len: usize) -> R<()> {
+        let max = self.eng.limits.max_interpolated_bytes;
+        if len > max {
+            return Err(self.limit_error(format!(
+                "interpolation produced a string longer than {max} bytes (limit \
+                 `max_interpolated_bytes`)"
+            )));
+        }
+        Ok(())
     }
 
     /// `%{lookup('k')}`/`hiera`/`alias`: a full lookup, default `''`.

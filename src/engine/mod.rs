@@ -54,6 +54,7 @@ pub use merge::{MergeStrategy, StrategyKind};
 pub use scope::{Scope, Trusted};
 pub use vfs::{FsVfs, Vfs};
 
+use crate::limits::Limits;
 use crate::value::Value;
 use data::FileCache;
 use layer::LayerConfig;
@@ -163,6 +164,8 @@ pub struct Engine {
     configs: Mutex<HashMap<(PathBuf, Place), (usize, ConfigResult)>>,
     modules: Mutex<HashMap<String, Option<Arc<ModuleInfo>>>>,
     functions: Mutex<HashMap<String, bool>>,
+    /// Interpolation and glob bounds ([`Engine::with_limits`]).
+    pub(crate) limits: Limits,
     /// Outcomes shared by sessions: by hierarchy fingerprint and request, each with the scope
     /// variables (and what reading them gave) the lookup depended on.
     results: std::sync::RwLock<vfs::FastMap<(u64, u64), Vec<CachedOutcome>>>,
@@ -189,8 +192,21 @@ impl Engine {
             configs: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
             functions: Mutex::new(HashMap::new()),
+            limits: Limits::default(),
             results: std::sync::RwLock::new(Default::default()),
         }
+    }
+
+    /// The engine with other bounds on interpolation (string growth, nesting, number of
+    /// sub-lookups) and globs (results, visited entries, brace alternatives); the defaults are
+    /// [`Limits::default`] (docs/limits.md).
+    pub fn with_limits(mut self, limits: Limits) -> Engine {
+        self.limits = limits;
+        self
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// An engine reading the real file system.

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
+use crate::limits::Limits;
 use crate::span::SourceFile;
 
 /// What the engine needs from a file system. Implementations must be cheap to call repeatedly:
@@ -31,6 +32,12 @@ pub trait Vfs: Send + Sync {
         _format: crate::loader::Format,
     ) -> Option<Arc<crate::loader::Document>> {
         None
+    }
+
+    /// Whether `path` is a symbolic link (Ruby's `**/` does not descend into linked
+    /// directories). File systems without links keep the default.
+    fn is_symlink(&self, _path: &Path) -> bool {
+        false
     }
 }
 
@@ -158,6 +165,10 @@ impl Vfs for FsVfs {
         self.stat(path).1
     }
 
+    fn is_symlink(&self, path: &Path) -> bool {
+        path.is_symlink()
+    }
+
     fn read_dir(&self, path: &Path) -> Option<Vec<(String, bool)>> {
         if let Some(hit) = self.dirs.read().ok().and_then(|d| d.get(path).cloned()) {
             return hit.map(|v| (*v).clone());
@@ -229,8 +240,41 @@ enum Seg {
 }
 
 /// Expands `{a,b}` alternatives as Ruby's `ruby_brace_expand`: the first top-level brace group,
-/// each alternative in order, recursively.
+/// each alternative in order, recursively. Unbounded: see [`brace_expand_limited`].
 pub fn brace_expand(pattern: &str) -> Vec<String> {
+    brace_expand_limited(pattern, usize::MAX).unwrap_or_default()
+}
+
+/// [`brace_expand`] producing at most `max` alternatives (`None` beyond: `{a,b}` twenty times
+/// is a million patterns). Depth-first with an explicit stack, in Ruby's order, so a pattern
+/// with thousands of groups cannot overflow the stack either.
+pub fn brace_expand_limited(pattern: &str, max: usize) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    // Patterns still to expand, the next one last.
+    let mut todo = vec![pattern.to_string()];
+    while let Some(p) = todo.pop() {
+        match brace_split(&p) {
+            None => {
+                if out.len() >= max {
+                    return None;
+                }
+                out.push(p);
+            }
+            Some(alts) => {
+                // Every pending pattern yields at least one alternative.
+                if out.len() + todo.len() + alts.len() > max {
+                    return None;
+                }
+                todo.extend(alts.into_iter().rev());
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The alternatives of the first top-level brace group of `pattern`, each with the prefix and
+/// suffix around the group; `None` when there is no complete group.
+fn brace_split(pattern: &str) -> Option<Vec<String>> {
     let b = pattern.as_bytes();
     let mut depth = 0usize;
     let mut lbrace = None;
@@ -260,7 +304,7 @@ pub fn brace_expand(pattern: &str) -> Vec<String> {
         i += 1;
     }
     let (Some(l), Some(r)) = (lbrace, rbrace) else {
-        return vec![pattern.to_string()];
+        return None;
     };
     let prefix = &pattern[..l];
     let suffix = &pattern[r + 1..];
@@ -285,11 +329,11 @@ pub fn brace_expand(pattern: &str) -> Vec<String> {
         j += 1;
     }
     alts.push(&inner[start.min(inner.len())..]);
-    let mut out = Vec::new();
-    for a in alts {
-        out.extend(brace_expand(&format!("{prefix}{a}{suffix}")));
-    }
-    out
+    Some(
+        alts.into_iter()
+            .map(|a| format!("{prefix}{a}{suffix}"))
+            .collect(),
+    )
 }
 
 fn has_magic(seg: &str) -> bool {
@@ -454,15 +498,56 @@ fn segments(pattern: &str) -> (PathBuf, Vec<Seg>) {
     (root, segs)
 }
 
+/// Deepest directory nesting a glob descends into (the walk recurses once per level).
+const GLOB_MAX_DEPTH: usize = 64;
+
+/// A glob stopped at a limit (the message says which); see docs/limits.md.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobLimit(pub String);
+
+/// The bounds of one glob and what it has used.
+struct GlobBudget<'l> {
+    limits: &'l Limits,
+    visits: usize,
+    results: usize,
+    hit: Option<GlobLimit>,
+}
+
+impl GlobBudget<'_> {
+    fn stop(&mut self, what: String) {
+        self.hit.get_or_insert(GlobLimit(what));
+    }
+}
+
 /// Ruby `Dir.glob(pattern)` (Ruby ≥ 3.0: sorted, byte-wise, directory by directory; brace
 /// alternatives in their written order). Returns matching paths, files and directories.
-pub fn ruby_glob(vfs: &dyn Vfs, pattern: &str) -> Vec<PathBuf> {
+///
+/// Bounded by `limits` (brace alternatives, directory entries visited, results) and by a
+/// nesting depth of 64 directories: a `**` over `/`, a symbolic-link loop or `{a,b}` repeated
+/// stop with a [`GlobLimit`] instead of running away. Ruby has no such bounds.
+pub fn ruby_glob(vfs: &dyn Vfs, pattern: &str, limits: &Limits) -> Result<Vec<PathBuf>, GlobLimit> {
     let mut out = Vec::new();
-    for alt in brace_expand(pattern) {
+    let Some(alts) = brace_expand_limited(pattern, limits.max_glob_alternatives) else {
+        return Err(GlobLimit(format!(
+            "glob `{pattern}` expands to more than {} brace alternatives (limit \
+             `max_glob_alternatives`)",
+            limits.max_glob_alternatives
+        )));
+    };
+    let mut budget = GlobBudget {
+        limits,
+        visits: 0,
+        results: 0,
+        hit: None,
+    };
+    for alt in alts {
         let (root, segs) = segments(&alt);
         let relative = !alt.starts_with('/');
         let mut found = Vec::new();
-        helper(vfs, &root, &segs, &[0], &mut found, 0);
+        helper(vfs, &root, &segs, &[0], &mut found, 0, &mut budget);
+        if let Some(hit) = budget.hit.take() {
+            return Err(GlobLimit(format!("glob `{pattern}`: {}", hit.0)));
+        }
         for p in found {
             // Relative patterns give relative paths (without the `./` we walked from).
             let p = if relative {
@@ -473,7 +558,7 @@ pub fn ruby_glob(vfs: &dyn Vfs, pattern: &str) -> Vec<PathBuf> {
             out.push(p);
         }
     }
-    out
+    Ok(out)
 }
 
 fn helper(
@@ -483,8 +568,16 @@ fn helper(
     pats: &[usize],
     out: &mut Vec<PathBuf>,
     depth: usize,
+    budget: &mut GlobBudget,
 ) {
-    if depth > 64 {
+    if budget.hit.is_some() {
+        return;
+    }
+    if depth > GLOB_MAX_DEPTH {
+        budget.stop(format!(
+            "descends more than {GLOB_MAX_DEPTH} directories deep (at `{}`)",
+            path.display()
+        ));
         return;
     }
     let mut match_all = false;
@@ -505,22 +598,45 @@ fn helper(
         }
     }
     if match_all && vfs.exists(path) {
+        budget.results += 1;
+        if budget.results > budget.limits.max_glob_results {
+            let max = budget.limits.max_glob_results;
+            budget.stop(format!(
+                "matches more than {max} paths (limit `max_glob_results`)"
+            ));
+            return;
+        }
         out.push(path.to_path_buf());
     }
     if magical || recursive {
         let Some(mut entries) = vfs.read_dir(path) else {
             return;
         };
+        budget.visits = budget.visits.saturating_add(entries.len());
+        if budget.visits > budget.limits.max_glob_visits {
+            let max = budget.limits.max_glob_visits;
+            budget.stop(format!(
+                "visits more than {max} directory entries (limit `max_glob_visits`)"
+            ));
+            return;
+        }
         entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         for (name, is_dir) in entries {
             if name == "." || name == ".." {
                 continue;
             }
             let mut next: Vec<usize> = Vec::new();
+            // `**/` goes down real directories only, not links to directories (recorded with
+            // Ruby 3.1: `data/**/*.yaml` with `data/loop -> data` finds `data/a.yaml` once;
+            // `data/*/a.yaml` and `data/**/loop/a.yaml` do follow the link).
+            let mut descend: Option<bool> = None;
             for &p0 in pats {
                 let mut p = p0;
                 if segs.get(p) == Some(&Seg::Recursive) {
-                    if is_dir && !name.starts_with('.') {
+                    if is_dir
+                        && !name.starts_with('.')
+                        && *descend.get_or_insert_with(|| !vfs.is_symlink(&path.join(&name)))
+                    {
                         next.push(p);
                     }
                     p += 1;
@@ -536,7 +652,10 @@ fn helper(
             }
             if !next.is_empty() {
                 next.dedup();
-                helper(vfs, &path.join(&name), segs, &next, out, depth + 1);
+                helper(vfs, &path.join(&name), segs, &next, out, depth + 1, budget);
+                if budget.hit.is_some() {
+                    return;
+                }
             }
         }
     } else if !plain.is_empty() {
@@ -562,7 +681,10 @@ fn helper(
                 }
                 continue;
             }
-            helper(vfs, &child, segs, &next, out, depth + 1);
+            helper(vfs, &child, segs, &next, out, depth + 1, budget);
+            if budget.hit.is_some() {
+                return;
+            }
         }
     }
 }
@@ -615,7 +737,8 @@ mod tests {
     }
 
     fn glob(m: &Mem, p: &str) -> Vec<String> {
-        ruby_glob(m, p)
+        ruby_glob(m, p, &Limits::default())
+            .expect("within limits")
             .into_iter()
             .map(|p| p.display().to_string())
             .collect()

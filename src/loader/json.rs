@@ -52,6 +52,7 @@ const LINE_NAN: u32 = 225;
 const LINE_INFINITY: u32 = 232;
 const LINE_MINUS_INFINITY: u32 = 249;
 const LINE_SURROGATE: u32 = 521;
+const LINE_INCOMPLETE_UNICODE: u32 = 508;
 
 /// Parses one JSON file.
 pub fn load(file: &SourceFile) -> Document {
@@ -80,7 +81,10 @@ pub fn load(file: &SourceFile) -> Document {
     if let Some(at) = file.invalid_utf8_at {
         issues.push(LoadIssue {
             kind: LoadIssueKind::Encoding,
-            span: Span::new(at, at + 1),
+            // The invalid bytes were replaced by U+FFFD (three bytes) in the text: cover the
+            // whole replacement so the span stays on character boundaries (found by fuzzing,
+            // tests/hostile.rs `fuzz_json_invalid_utf8_span`).
+            span: Span::new(at, (at + '\u{FFFD}'.len_utf8()).min(text.len())),
             message:
                 "invalid UTF-8: Puppet reads the file as UTF-8 and keeps the bytes as they are; \
                       hieralint replaced them with U+FFFD"
@@ -412,7 +416,13 @@ impl<'a> Parser<'a> {
                         Some(b'u') => {
                             let hex = b.get(i + 2..i + 6);
                             if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                                let end = (i + 6).min(b.len());
+                                // Up to the sixth byte, extended to the end of the character
+                                // it falls in (found by fuzzing: `"\ud83é`, tests/hostile.rs
+                                // `fuzz_json_bad_unicode_escape_span`).
+                                let mut end = (i + 6).min(b.len());
+                                while !self.text.is_char_boundary(end) {
+                                    end += 1;
+                                }
                                 return Err(Fail::Silent(Span::new(i, end)));
                             }
                             i += 6;
@@ -472,9 +482,28 @@ impl<'a> Parser<'a> {
                 run = i;
                 continue;
             }
-            let ch = hex4(&b[i + 2..i + 6]);
+            if i + 5 > end {
+                // Pass 1 saw four hex digits after every `\u`; after a shift (below) the digits may
+                // run past the string's end, which is Ruby's `pe > stringEnd - 4` check
+                // (recorded with json 2.6.1: `["\ud83d\\\\\\u12"]` raises `508: incomplete
+                // unicode character escape sequence at '\u12"]'`; fuzzing, tests/hostile.rs
+                // `fuzz_json_escape_shifted_past_the_string`).
+                let message = format!(
+                    "{LINE_INCOMPLETE_UNICODE}: incomplete unicode character escape sequence at \
+                     '{}'",
+                    until_nul(&text[run..])
+                );
+                return Err(Fail::Raise(syntax(Span::new(esc, end), message)));
+            }
+            // After a lone high surrogate Ruby skips one byte, which can pair the next backslash
+            // differently from pass 1 (recorded: `"\ud83d\\uzzzz"` is `"?\u{FFFD}"`): this `\u`
+            // was not validated then, so its digits may be anything. Ruby reads four bytes and
+            // makes U+FFFD of invalid digits; our text has U+FFFD (three bytes) where the file had
+            // an invalid byte, so the cursor is moved to the next character boundary (found by
+            // fuzzing, tests/hostile.rs `fuzz_json_desynchronised_unicode_escape`).
+            let ch = unescape_unicode(b.get(i + 2..(i + 6).min(end)).unwrap_or_default());
             // `pe` is Ruby's cursor: the next character to look at after this escape.
-            let mut pe = i + 6;
+            let mut pe = ceil_boundary(text, (i + 6).min(end));
             if ch & 0xFC00 == 0xD800 {
                 if pe + 6 > end {
                     let message = format!(
@@ -484,12 +513,12 @@ impl<'a> Parser<'a> {
                     return Err(Fail::Raise(syntax(Span::new(esc, esc + 6), message)));
                 }
                 if b[pe] == b'\\' && b[pe + 1] == b'u' {
-                    let low = hex4(&b[pe + 2..pe + 6]);
+                    let low = unescape_unicode(&b[pe + 2..pe + 6]);
                     let combined =
                         ((ch & 0x3F) << 10) | ((((ch >> 6) & 0xF) + 1) << 16) | (low & 0x3FF);
                     // Always in U+10000..=U+10FFFF, so always a char.
                     out.push(char::from_u32(combined).unwrap_or('\u{FFFD}'));
-                    pe += 6;
+                    pe = ceil_boundary(text, pe + 6);
                 } else {
                     // Ruby writes `?` and skips one byte after the escape.
                     out.push('?');
@@ -521,7 +550,12 @@ impl<'a> Parser<'a> {
             i = pe;
             run = pe;
         }
-        out.push_str(&text[run..end]);
+        // After such a shift the last escape can take the closing quote itself (`\"`): Ruby
+        // appends the `"` and leaves `p` past the end, with nothing more to copy (recorded:
+        // `["\ud83d\\\\\\"]` is `["?\\\\\""]`; found by fuzzing).
+        if run < end {
+            out.push_str(&text[run..end]);
+        }
         Ok(out)
     }
 
@@ -719,6 +753,23 @@ fn find_close(b: &[u8]) -> Option<usize> {
         from = at + 1;
     }
     None
+}
+
+/// Ruby's `unescape_unicode`: four hex digits, or U+FFFD when any of them is not one.
+fn unescape_unicode(h: &[u8]) -> u32 {
+    if h.len() == 4 && h.iter().all(u8::is_ascii_hexdigit) {
+        hex4(h)
+    } else {
+        0xFFFD
+    }
+}
+
+/// The first character boundary of `text` at or after `at`.
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    while at < text.len() && !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at.min(text.len())
 }
 
 fn hex4(h: &[u8]) -> u32 {

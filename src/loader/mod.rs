@@ -165,9 +165,19 @@ impl Document {
 
 /// Loads a file of the given format.
 pub fn load(format: Format, file: &crate::span::SourceFile) -> Document {
+    load_with(format, file, &crate::limits::Limits::default())
+}
+
+/// Loads a file of the given format within `limits` (YAML: nesting and alias expansion; HOCON:
+/// what substitutions may add. JSON's nesting limit is Ruby's own; see docs/limits.md).
+pub fn load_with(
+    format: Format,
+    file: &crate::span::SourceFile,
+    limits: &crate::limits::Limits,
+) -> Document {
     match format {
-        Format::Yaml => yaml::load(file),
+        Format::Yaml => yaml::load_with(file, limits),
         Format::Json => json::load(file),
-        Format::Hocon => hocon::load(file),
+        Format::Hocon => hocon::load_with(file, limits),
     }
 }

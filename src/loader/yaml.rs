@@ -28,22 +28,25 @@ use super::repair::{
     MAX_PAD,
 };
 use super::{Comment, Document, Format, LoadIssue, LoadIssueKind};
+use crate::limits::Limits;
 use crate::span::{CharIndex, SourceFile, Span};
 use crate::value::{Entry, Mapping, Node, NodeKind, Scalar, ScalarStyle, Tag, Value};
 
-/// Deepest nesting of collections accepted (counting what aliases expand to). Psych has no limit
-/// (libyaml recurses in C); 1,000 is far beyond real data and keeps every recursive walk over
-/// the tree (drop, clone, `to_value`) safe.
-pub const MAX_DEPTH: usize = 1_000;
+/// Deepest nesting of collections accepted by default (counting what aliases expand to). Psych
+/// has no limit (libyaml recurses in C); 1,000 is far beyond real data and keeps every recursive
+/// walk over the tree (drop, clone, `to_value`) safe. Configurable downwards:
+/// [`Limits::yaml_depth`].
+pub const MAX_DEPTH: usize = Limits::YAML_DEPTH_CEILING;
 
 /// Deepest nesting of flow collections saphyr-parser reads: its scanner counts flow levels in a
 /// `u8` and stops at the 256th with "recursion limit exceeded". Psych nests flow collections
 /// until Ruby's stack overflows (about 10,000 levels); Hiera data never comes close.
 pub const MAX_FLOW_DEPTH: usize = 255;
 
-/// Most nodes that alias expansion may produce in one document (the "billion laughs" defence).
-/// Psych shares one Ruby object per anchor and so never expands; hieralint copies the anchored
-/// nodes so that every value keeps a span, and stops at this many copies.
+/// Most nodes that alias expansion may produce in one document by default (the "billion laughs"
+/// defence). Psych shares one Ruby object per anchor and so never expands; hieralint copies the
+/// anchored nodes so that every value keeps a span, and stops at this many copies
+/// ([`Limits::max_expanded_nodes`]).
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
 /// Most parses of one file while repairing what saphyr refuses and libyaml accepts (see
@@ -57,7 +60,12 @@ const MAX_REPAIR_RUNS: usize = 200;
 /// the loader edits the text it gives saphyr (never the positions it reports: they map back to
 /// `file`) and parses again; see `loader::repair`.
 pub fn load(file: &SourceFile) -> Document {
-    load_counted(file).0
+    load_with(file, &Limits::default())
+}
+
+/// [`load`] with the given limits (nesting depth and alias expansion).
+pub fn load_with(file: &SourceFile, limits: &Limits) -> Document {
+    load_counted(file, limits).0
 }
 
 /// How a load went: the parses it took and whether proposed repairs were dropped.
@@ -67,7 +75,7 @@ struct Runs {
     dropped_proposals: bool,
 }
 
-fn load_counted(file: &SourceFile) -> (Document, Runs) {
+fn load_counted(file: &SourceFile, limits: &Limits) -> (Document, Runs) {
     // After a byte order mark that hides a line-1 marker, parse as libyaml reads it: the mark
     // becomes a space, and every span moves back by that byte afterwards.
     let bom = bom_hides_marker(file);
@@ -85,7 +93,7 @@ fn load_counted(file: &SourceFile) -> (Document, Runs) {
     let budget = text.len().saturating_mul(32).saturating_add(4 << 20);
     let (mut doc, truncate_at) = loop {
         let input = ParseInput::build(text, text.len(), &repairs);
-        let mut loader = Loader::new(text, &input, file.line_starts(), &repairs);
+        let mut loader = Loader::new(text, &input, file.line_starts(), &repairs, limits);
         loader.reader_check(file, usize::from(bom));
         loader.run();
         runs += 1;
@@ -132,7 +140,7 @@ fn load_counted(file: &SourceFile) -> (Document, Runs) {
         // the document again up to that token.
         let extra = std::mem::take(&mut doc.issues);
         let input = ParseInput::build(text, at, &repairs);
-        let mut loader = Loader::new(&text[..at], &input, file.line_starts(), &repairs);
+        let mut loader = Loader::new(&text[..at], &input, file.line_starts(), &repairs, limits);
         loader.run();
         doc = loader.finish();
         doc.issues.extend(extra);
@@ -338,6 +346,8 @@ struct Loader<'a> {
     root: Option<(Node, usize, usize)>,
     anchors: HashMap<usize, Anchored>,
     alias_nodes: usize,
+    /// Bounds for this load: [`Limits::yaml_depth`] and [`Limits::max_expanded_nodes`].
+    limits: &'a Limits,
     issues: Vec<LoadIssue>,
     /// Byte ranges of scalar content, where a `#` is not a comment.
     no_comment: Vec<(usize, usize)>,
@@ -382,6 +392,7 @@ impl<'a> Loader<'a> {
         input: &'a ParseInput<'a>,
         line_starts: &'a [u32],
         repairs: &'a Repairs,
+        limits: &'a Limits,
     ) -> Loader<'a> {
         let mut pads = Vec::new();
         let mut tabs = Vec::new();
@@ -403,6 +414,7 @@ impl<'a> Loader<'a> {
             root: None,
             anchors: HashMap::new(),
             alias_nodes: 0,
+            limits,
             issues: Vec::new(),
             no_comment: Vec::new(),
             comment_limit: text.len(),
@@ -871,23 +883,25 @@ impl<'a> Loader<'a> {
                     .into(),
             );
         };
-        if depth + anchored.height > MAX_DEPTH {
+        let (max_depth, max_alias_nodes) =
+            (self.limits.yaml_depth(), self.limits.max_expanded_nodes);
+        if depth + anchored.height > max_depth {
             return self.stop_with(
                 LoadIssueKind::Limit,
                 Span::new(start, end),
                 format!(
-                    "this alias nests the data deeper than {MAX_DEPTH} levels; hieralint stops \
+                    "this alias nests the data deeper than {max_depth} levels; hieralint stops \
                      loading here"
                 ),
             );
         }
         self.alias_nodes = self.alias_nodes.saturating_add(anchored.count);
-        if self.alias_nodes > MAX_ALIAS_NODES {
+        if self.alias_nodes > max_alias_nodes {
             return self.stop_with(
                 LoadIssueKind::Limit,
                 Span::new(start, end),
                 format!(
-                    "aliases expand to more than {MAX_ALIAS_NODES} nodes (an alias bomb?); \
+                    "aliases expand to more than {max_alias_nodes} nodes (an alias bomb?); \
                      hieralint stops loading here"
                 ),
             );
@@ -965,11 +979,11 @@ impl<'a> Loader<'a> {
         start: usize,
         end: usize,
     ) -> bool {
-        if self.stack.len() >= MAX_DEPTH {
+        if self.stack.len() >= self.limits.yaml_depth() {
             return self.stop_with(
                 LoadIssueKind::Limit,
                 Span::new(start, end.max(start + 1).min(self.text.len())),
-                depth_message(),
+                depth_message(self.limits.yaml_depth()),
             );
         }
         if !self.skipping && !self.check_flow_key_line() {
@@ -2358,8 +2372,13 @@ impl<'a> Loader<'a> {
             // collection could be a key) when it stopped: read up to the stop again, where
             // the events catch up, and take the edits the second reading confirms.
             let input = ParseInput::build(self.text, limit, self.repairs);
-            let mut probe =
-                Loader::new(&self.text[..limit], &input, self.line_starts, self.repairs);
+            let mut probe = Loader::new(
+                &self.text[..limit],
+                &input,
+                self.line_starts,
+                self.repairs,
+                self.limits,
+            );
             probe.run();
             let confirmed = |at: usize| probe.pads.iter().any(|p| p.0 == at && p.2);
             speculative = false;
@@ -2884,8 +2903,8 @@ impl<'a> Loader<'a> {
     }
 }
 
-fn depth_message() -> String {
-    format!("collections are nested deeper than {MAX_DEPTH} levels; hieralint stops loading here")
+fn depth_message(max_depth: usize) -> String {
+    format!("collections are nested deeper than {max_depth} levels; hieralint stops loading here")
 }
 
 /// End of an anchor or alias name: libyaml's `[0-9A-Za-z_-]+` (see `check_anchor_name`).
@@ -3261,7 +3280,10 @@ mod tests {
 
     #[test]
     fn files_saphyr_reads_take_one_parse() {
-        let (d, runs) = load_counted(&SourceFile::new("t.yaml", "a: [x, y]\nb: \"q\"\n"));
+        let (d, runs) = load_counted(
+            &SourceFile::new("t.yaml", "a: [x, y]\nb: \"q\"\n"),
+            &Limits::default(),
+        );
         assert!(d.issues.is_empty());
         assert_eq!(runs.parses, 1);
     }
@@ -3271,7 +3293,7 @@ mod tests {
         // Four lists closed at the key's column, two tabs after `:`, two quoted scalars
         // continued at column 1: the first error proposes the rest, one more parse confirms.
         let text = "a: [\n]\nb:\tx\nc: \"p\nq\"\nd: {\n}\ne:\ty\nf: [1,\n2]\ng: 'r\ns'\nh: [\n]\n";
-        let (d, runs) = load_counted(&SourceFile::new("t.yaml", text));
+        let (d, runs) = load_counted(&SourceFile::new("t.yaml", text), &Limits::default());
         assert!(d.issues.is_empty(), "{:?}", d.issues);
         assert_eq!(
             runs,
@@ -3293,7 +3315,7 @@ mod tests {
         // shows the pad outside any flow collection, the proposals go, and each later error is
         // repaired on its own. The result is Psych's (`{"k"=>[], "a"=>"x [y", "b"=>1, "c"=>[]}`).
         let text = "k: [\n]\na: x\n  [y\nb: 1\nc: [\n]\n";
-        let (d, runs) = load_counted(&SourceFile::new("t.yaml", text));
+        let (d, runs) = load_counted(&SourceFile::new("t.yaml", text), &Limits::default());
         assert!(d.issues.is_empty(), "{:?}", d.issues);
         assert!(runs.dropped_proposals);
         assert_eq!(
@@ -3306,7 +3328,10 @@ mod tests {
     fn a_tab_indented_line_in_block_context_is_not_padded() {
         // saphyr's "tabs disallowed" error: padding would be right in a flow collection, so it
         // is tried and the parse shows block context: libyaml's error is reported.
-        let (d, runs) = load_counted(&SourceFile::new("t.yaml", "a:\n\tb: 1\n"));
+        let (d, runs) = load_counted(
+            &SourceFile::new("t.yaml", "a:\n\tb: 1\n"),
+            &Limits::default(),
+        );
         // saphyr's error, then the padded parse, where the loader's own tab check (on the text
         // as written) stops at the tab before the pad needs judging.
         assert_eq!(runs.parses, 2);
@@ -3318,7 +3343,10 @@ mod tests {
         );
         assert_eq!(issue.span.start, 3);
         // In a flow collection the pad stays: Psych loads {"x"=>{"a"=>[1, 2]}}.
-        let (d, runs) = load_counted(&SourceFile::new("t.yaml", "x:\n  a: [1,\n\t2]\n"));
+        let (d, runs) = load_counted(
+            &SourceFile::new("t.yaml", "x:\n  a: [1,\n\t2]\n"),
+            &Limits::default(),
+        );
         assert!(d.issues.is_empty(), "{:?}", d.issues);
         assert_eq!(runs.parses, 2);
         assert_eq!(

@@ -206,17 +206,25 @@ pub fn config_sites(file: &LoadedFile) -> Vec<Site<'static>> {
 
 /// The data files a group's hierarchies read, in lookup order (global, environment, then the
 /// modules' levels), each once.
+///
+/// A glob may match up to `max_glob_results` (100,000) files, so the "once" is a hash set: a
+/// linear search made this quadratic, and a glob that interpolated to `/**/*.yaml` hung the
+/// check (found by fuzzing `check_env`).
 pub fn files_read(group: &Group) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for level in &group.hierarchy.levels {
-        for loc in level.locations.iter().flatten() {
-            if loc.exists && !loc.is_uri && seen.insert(loc.location.as_str()) {
-                out.push(PathBuf::from(&loc.location));
-            }
-        }
-    }
-    out
+    once_each(group.hierarchy.levels.iter().flat_map(|level| {
+        level
+            .locations
+            .iter()
+            .flatten()
+            .filter(|loc| loc.exists && !loc.is_uri)
+            .map(|loc| PathBuf::from(&loc.location))
+    }))
+}
+
+/// The paths in order, each at its first place only; linear.
+fn once_each(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    paths.filter(|p| seen.insert(p.clone())).collect()
 }
 
 /// Which groups of an environment read which files: [`files_read`] of every group, and its
@@ -283,6 +291,23 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn once_each_is_linear_and_keeps_first_places() {
+        use std::path::PathBuf;
+        let p = |i: usize| PathBuf::from(format!("/srv/data/nodes/n{i}.yaml"));
+        // 200,000 paths (a glob's 100,000 results, each twice): a linear search took minutes.
+        let start = std::time::Instant::now();
+        let got = super::once_each((0..100_000).chain(0..100_000).map(p));
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
+        assert_eq!(got.len(), 100_000);
+        assert_eq!(got[0], p(0));
+        assert_eq!(got[99_999], p(99_999));
+        assert_eq!(
+            super::once_each([p(2), p(1), p(2), p(3), p(1)].into_iter()),
+            vec![p(2), p(1), p(3)]
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Locations};
-use crate::engine::vfs::{brace_expand, fnmatch};
+use crate::engine::vfs::{brace_expand_limited, fnmatch};
 use crate::project::{FileRole, Layer, LoadedFile, Project};
 use crate::span::{SourceFile, Span};
 
@@ -176,8 +176,17 @@ fn is_absolute(s: &str) -> bool {
     s.starts_with('/')
 }
 
-/// The patterns of one location (several for globs with `{a,b}` alternatives).
-fn location_patterns(datadir: &str, location: &str, glob: bool) -> Vec<(bool, Vec<Seg>)> {
+/// The patterns of one location (several for globs with `{a,b}` alternatives); `None` when brace
+/// expansion would produce more than `max_alternatives` ([`Limits::max_glob_alternatives`]:
+/// thirty `{a,b}` groups are a billion patterns, fixtures/hostile/glob-bomb).
+///
+/// [`Limits::max_glob_alternatives`]: crate::limits::Limits::max_glob_alternatives
+fn location_patterns(
+    datadir: &str,
+    location: &str,
+    glob: bool,
+    max_alternatives: usize,
+) -> Option<Vec<(bool, Vec<Seg>)>> {
     let joined = if is_absolute(location) {
         location.to_string()
     } else {
@@ -186,12 +195,14 @@ fn location_patterns(datadir: &str, location: &str, glob: bool) -> Vec<(bool, Ve
     let holes = replace_holes(&joined);
     let absolute = is_absolute(&holes);
     if glob {
-        brace_expand(&holes)
-            .into_iter()
-            .map(|alt| (absolute, split(&alt.replace(HOLE, "?*"), true)))
-            .collect()
+        Some(
+            brace_expand_limited(&holes, max_alternatives)?
+                .into_iter()
+                .map(|alt| (absolute, split(&alt.replace(HOLE, "?*"), true)))
+                .collect(),
+        )
     } else {
-        vec![(absolute, split(&escape_literal(&holes), false))]
+        Some(vec![(absolute, split(&escape_literal(&holes), false))])
     }
 }
 
@@ -461,7 +472,13 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
         }
         for (location, span, glob) in locations(level.entry) {
             let mut patterns = Vec::new();
-            for (absolute, segs) in location_patterns(&level.datadir, &location, glob) {
+            let max = project.limits.max_glob_alternatives;
+            let Some(alternatives) = location_patterns(&level.datadir, &location, glob, max) else {
+                // Too many to tell which files the glob reads (its lookups stop at the same
+                // limit with an error): claim nothing about this file.
+                return Reach::Unknown;
+            };
+            for (absolute, segs) in alternatives {
                 if matches(&segs, pick(absolute)) {
                     readers.push(name.clone());
                 }
@@ -555,7 +572,8 @@ mod tests {
     use super::*;
 
     fn segs(datadir: &str, loc: &str, glob: bool) -> Vec<Vec<Seg>> {
-        location_patterns(datadir, loc, glob)
+        location_patterns(datadir, loc, glob, usize::MAX)
+            .unwrap()
             .into_iter()
             .map(|(_, s)| s)
             .collect()
@@ -564,6 +582,22 @@ mod tests {
     fn hit(datadir: &str, loc: &str, glob: bool, path: &str) -> bool {
         let parts: Vec<&str> = path.split('/').collect();
         segs(datadir, loc, glob).iter().any(|s| matches(s, &parts))
+    }
+
+    #[test]
+    fn brace_bombs_stop_at_the_alternatives_limit() {
+        let bomb = format!("{}.yaml", "{a,b}".repeat(30));
+        assert!(location_patterns("data", &bomb, true, 10_000).is_none());
+        // The same text in a path (not a glob) is one literal pattern.
+        assert_eq!(
+            location_patterns("data", &bomb, false, 10_000).map(|p| p.len()),
+            Some(1)
+        );
+        let ten = format!("{}.yaml", "{a,b}".repeat(10));
+        assert_eq!(
+            location_patterns("data", &ten, true, 10_000).map(|p| p.len()),
+            Some(1024)
+        );
     }
 
     #[test]

@@ -4,6 +4,6 @@ crate::declare_rule!(pub static META = {
     code: "H008",
     name: "unreadable-file",
     category: Correctness,
-    summary: "a file or directory that cannot be read (permissions, symlink loop, too large, vanished)",
+    summary: "a file or directory that cannot be read (permissions, symlink loop, too large, vanished) or lies outside the checked tree",
     suppressible: false,
 });

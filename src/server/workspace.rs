@@ -267,10 +267,12 @@ impl Env {
             std::slice::from_ref(&root),
             &scan::ScanOptions {
                 exclude,
+                limits: settings.settings.limits,
                 ..Default::default()
             },
         );
         let mut project = scanned.project;
+        project.limits = settings.settings.limits;
         let scan_errors = scanned.errors;
         for (code, rc) in &settings.settings.rules {
             if !rc.options.is_empty() {

@@ -20,6 +20,8 @@ pub(super) enum Fail {
     Crash { message: String, span: Span },
     /// One of our own limits (what was too deep, for the message).
     TooDeep { span: Span, what: &'static str },
+    /// One of the configurable limits (docs/limits.md), with the whole message.
+    Limit { span: Span, message: String },
 }
 
 /// One key path element with the span of its text.

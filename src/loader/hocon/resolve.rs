@@ -42,8 +42,16 @@ impl From<Fail> for RErr {
 
 type R<T> = Result<T, RErr>;
 
+/// How big a resolved value may get (nodes, string bytes; see `HV::nodes`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Budget {
+    pub nodes: u64,
+    pub bytes: u64,
+}
+
 pub(super) struct Resolver<'a> {
     root: &'a HV,
+    budget: Budget,
     /// Paths whose value is replaced while an entry of their merge stack is resolved (`None`:
     /// nothing older, the path is then undefined).
     replacements: Vec<(Vec<String>, Option<HV>)>,
@@ -54,18 +62,22 @@ pub(super) struct Resolver<'a> {
     /// Values of root paths resolved without replacements.
     memo: HashMap<Vec<String>, Option<HV>>,
     depth: usize,
+    /// Resolutions made so far (see [`Resolver::resolve`]).
+    steps: u64,
     pub issues: Vec<LoadIssue>,
 }
 
 impl<'a> Resolver<'a> {
-    pub fn new(root: &'a HV) -> Resolver<'a> {
+    pub fn new(root: &'a HV, budget: Budget) -> Resolver<'a> {
         Resolver {
             root,
+            budget,
             replacements: Vec::new(),
             markers: Vec::new(),
             trace: Vec::new(),
             memo: HashMap::new(),
             depth: 0,
+            steps: 0,
             issues: Vec::new(),
         }
     }
@@ -90,6 +102,22 @@ impl<'a> Resolver<'a> {
         if v.resolved {
             return Ok(Some(v.clone()));
         }
+        // Work, not only size: a path set by `a += ${a} [1]` again and again resolves each
+        // entry of its merge stack with the older entries as `${a}`, and those again (no memo
+        // applies while a replacement is in force), so n such lines take 2^n resolutions of
+        // small values (found by fuzzing, tests/hostile.rs `fuzz_hocon_self_append_chain`).
+        // Every resolution counts against the node budget.
+        self.steps += 1;
+        if self.steps > self.budget.nodes {
+            return Err(RErr::Fail(Fail::Limit {
+                span: v.span,
+                message: format!(
+                    "substitutions take more than {} resolution steps (limit \
+                     `max_expanded_nodes` plus the file's size); hieralint stops here",
+                    self.budget.nodes
+                ),
+            }));
+        }
         if self.depth >= MAX_DEPTH {
             return Err(RErr::Fail(Fail::TooDeep {
                 span: v.span,
@@ -99,7 +127,34 @@ impl<'a> Resolver<'a> {
         self.depth += 1;
         let r = self.resolve_inner(v, path, pristine);
         self.depth -= 1;
+        if let Ok(Some(hv)) = &r {
+            self.within_budget(hv, v)?;
+        }
         r
+    }
+
+    /// Substitutions copy values, so a chain `b = ${a}${a}`, `c = ${b}${b}`... doubles per
+    /// line (ruby-hocon builds the same 2^n value, and runs out of memory): stop once a value
+    /// is bigger than the file plus the configured allowance.
+    fn within_budget(&self, hv: &HV, at: &HV) -> R<()> {
+        let (nodes, bytes) = (self.budget.nodes, self.budget.bytes);
+        let message = if hv.nodes > nodes {
+            format!(
+                "substitutions build a value of more than {nodes} nodes (limit \
+                 `max_expanded_nodes` plus the file's size); hieralint stops here"
+            )
+        } else if hv.bytes > bytes {
+            format!(
+                "substitutions build a value holding more than {bytes} bytes of strings (limit \
+                 `max_interpolated_bytes` plus the file's size); hieralint stops here"
+            )
+        } else {
+            return Ok(());
+        };
+        Err(RErr::Fail(Fail::Limit {
+            span: at.span,
+            message,
+        }))
     }
 
     fn resolve_inner(&mut self, v: &HV, path: Option<&[String]>, pristine: bool) -> R<Option<HV>> {

@@ -74,6 +74,10 @@ pub(super) struct HV {
     /// Nesting depth (1 for a scalar), bounded by the parser and the resolver so that the
     /// recursive clone and drop of values stay shallow.
     pub depth: u32,
+    /// Values inside, this one included, and the bytes of their strings and keys (saturating):
+    /// what the resolver bounds, since substitutions copy values.
+    pub nodes: u64,
+    pub bytes: u64,
 }
 
 impl HV {
@@ -90,12 +94,30 @@ impl HV {
             K::Concat(items) | K::Merge(items) => items.iter().map(|v| v.depth).max().unwrap_or(1),
             _ => 1,
         };
+        let (nodes, bytes) = match &kind {
+            K::Obj(o) => o.fields.iter().fold((1u64, 0u64), |(n, b), (k, e)| {
+                (
+                    n.saturating_add(e.value.nodes),
+                    b.saturating_add(e.value.bytes)
+                        .saturating_add(k.len() as u64),
+                )
+            }),
+            K::List(items) | K::Concat(items) | K::Merge(items) => {
+                items.iter().fold((1u64, 0u64), |(n, b), v| {
+                    (n.saturating_add(v.nodes), b.saturating_add(v.bytes))
+                })
+            }
+            K::Str { s, .. } => (1, s.len() as u64),
+            _ => (1, 0),
+        };
         HV {
             kind,
             span,
             lines: (line, line),
             resolved,
             depth,
+            nodes,
+            bytes,
         }
     }
 
