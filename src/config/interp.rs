@@ -11,7 +11,7 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use onig::{Regex, RegexOptions, Syntax};
+use onig::{Regex, Syntax};
 
 /// One `%{...}` token of a string.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,8 +31,11 @@ pub enum TokenProblem {
     Syntax,
 }
 
+/// Puppet's regexes as Ruby runs them: `\w` is ASCII-only in Ruby (`"Ώ" =~ /\w/` is nil), which
+/// Oniguruma's Ruby syntax does not give by itself (found by the `interp` fuzz target comparing
+/// this scanner with `crate::interp`).
 fn ruby(pattern: &str) -> Option<Regex> {
-    Regex::with_options(pattern, RegexOptions::REGEX_OPTION_NONE, Syntax::ruby()).ok()
+    Regex::with_options(pattern, crate::engine::ruby::ruby_options(), Syntax::ruby()).ok()
 }
 
 fn token_re() -> Option<&'static Regex> {
@@ -155,6 +158,12 @@ mod tests {
         // `lookup(a)` (no quotes) is a variable name.
         let t = tokens("%{lookup(a)}");
         assert_eq!(problem(&t[0]), None);
+        // Ruby's `\w` is ASCII: `l0okuΏ('&')` is no method call; a later line that is one
+        // (`^`/`$` are line anchors in Ruby) is the match (fuzz find, interp target).
+        let t = tokens("%{l0okuΏ('&')\np('q')\n}");
+        assert_eq!(problem(&t[0]), Some(TokenProblem::Method("p".into())));
+        let t = tokens("%{lookupΏ('a')}");
+        assert_eq!(problem(&t[0]), Some(TokenProblem::Syntax));
     }
 
     #[test]

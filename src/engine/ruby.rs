@@ -217,7 +217,7 @@ pub fn gsub_empty(re: &Regex, text: &str) -> String {
 
 /// Onigmo (Ruby) semantics on Oniguruma: Ruby syntax, and `\w`, `\d`, `\s` ASCII-only as in
 /// Ruby (POSIX brackets and `\p{}` stay Unicode).
-fn ruby_options() -> RegexOptions {
+pub(crate) fn ruby_options() -> RegexOptions {
     // ONIG_OPTION_WORD_IS_ASCII | ONIG_OPTION_DIGIT_IS_ASCII | ONIG_OPTION_SPACE_IS_ASCII
     // (oniguruma.h; the onig crate does not name them).
     RegexOptions::from_bits_retain(0x1_0000 | 0x2_0000 | 0x4_0000)
