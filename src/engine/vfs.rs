@@ -144,7 +144,12 @@ impl Vfs for FsVfs {
         if let Some(hit) = self.cache.read().ok().and_then(|c| c.get(path).cloned()) {
             return hit;
         }
-        let loaded = if self.stat(path) == (true, false) {
+        // Only regular files are read: a hierarchy (or a fuzzed one) may point into /dev, and
+        // reading /dev/console or a FIFO blocks forever (found by the check_env fuzz target).
+        // Puppet would hang there too; a linter must not.
+        let regular =
+            self.stat(path) == (true, false) && std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        let loaded = if regular {
             std::fs::read(path)
                 .ok()
                 .map(|bytes| Arc::new(SourceFile::from_bytes(path.to_path_buf(), &bytes)))
@@ -691,6 +696,25 @@ fn helper(
 
 #[cfg(test)]
 mod tests {
+
+    /// A FIFO (or a device such as /dev/console) is never read: reading it would block forever
+    /// (check_env fuzz find). It still "exists", as File.exist? says in Puppet.
+    #[test]
+    fn a_fifo_is_not_read() {
+        let dir = std::env::temp_dir().join(format!("hieralint-fifo-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let fifo = dir.join("common.yaml");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return; // no mkfifo here: nothing to test
+        }
+        let vfs = FsVfs::default();
+        assert!(vfs.read(&fifo).is_none());
+        assert!(vfs.exists(&fifo));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     use super::*;
 
     /// An in-memory file system for tests.
