@@ -1149,3 +1149,23 @@ fn fuzz_hocon_self_append_chain() {
     h.insert(Value::string("a"), want);
     assert_eq!(doc.puppet_data(), loader::PuppetData::Value(Value::hash(h)));
 }
+
+/// A FIFO (or a device such as /dev/console) is never read: reading it blocks forever (the
+/// check_env fuzz target reached /dev/console through a glob). It still "exists", as
+/// File.exist? says in Puppet.
+#[test]
+fn a_fifo_is_not_read() {
+    use hieralint::engine::{FsVfs, Vfs};
+    let dir = std::env::temp_dir().join(format!("hieralint-fifo-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let fifo = dir.join("common.yaml");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return; // no mkfifo here: nothing to test
+    }
+    let vfs = FsVfs::default();
+    assert!(vfs.read(&fifo).is_none());
+    assert!(vfs.exists(&fifo));
+    let _ = std::fs::remove_dir_all(&dir);
+}

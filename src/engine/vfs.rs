@@ -697,24 +697,6 @@ fn helper(
 #[cfg(test)]
 mod tests {
 
-    /// A FIFO (or a device such as /dev/console) is never read: reading it would block forever
-    /// (check_env fuzz find). It still "exists", as File.exist? says in Puppet.
-    #[test]
-    fn a_fifo_is_not_read() {
-        let dir = std::env::temp_dir().join(format!("hieralint-fifo-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
-        let fifo = dir.join("common.yaml");
-        let _ = std::fs::remove_file(&fifo);
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        if !made.is_ok_and(|s| s.success()) {
-            return; // no mkfifo here: nothing to test
-        }
-        let vfs = FsVfs::default();
-        assert!(vfs.read(&fifo).is_none());
-        assert!(vfs.exists(&fifo));
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
     use super::*;
 
     /// An in-memory file system for tests.
