@@ -13,19 +13,26 @@
 //!
 //! usage: cargo run --release --example lookup_rate [-- FIXTURES_REAL_DIR]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
 use hieralint::engine::{
-    Engine, EngineOptions, EnvironmentSpec, LookupRequest, PuppetVersion, Scope,
+    Engine, EngineOptions, EnvironmentSpec, LookupRequest, LookupResult, PuppetVersion, Scope,
+    Session,
 };
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-fn read_json(p: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(p).expect("readable")).expect("JSON")
+/// Looks every key up in `session`; the number found (kept, so the work is not optimised away).
+fn run(session: &Session, keys: &[String]) -> usize {
+    keys.iter()
+        .filter(|k| {
+            let out = session.lookup(&LookupRequest::new(k.as_str()));
+            std::hint::black_box(matches!(out.result, LookupResult::Found(_)))
+        })
+        .count()
 }
 
 struct Pairs {
@@ -46,20 +53,12 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(5);
     let mut work = Vec::new();
-    let mut repos: Vec<PathBuf> = std::fs::read_dir(&real)
-        .expect("fixtures/real")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("expected").is_dir())
-        .collect();
-    repos.sort();
+    let repos = common::real_repos(&real);
     for (repo_i, repo) in repos.iter().enumerate() {
-        let overlay = read_json(&repo.join("overlay.json"));
+        let overlay = common::read_json(&repo.join("overlay.json"));
         // Plain lookups only: lookup-batch.rb takes one merge for all its keys.
-        let keys: Vec<String> = std::fs::read_to_string(repo.join("lookups.jsonl"))
-            .expect("lookups")
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        let keys: Vec<String> = common::read_jsonl(&repo.join("lookups.jsonl"))
+            .into_iter()
             .filter(|j| j.get("merge").is_none())
             .filter_map(|j| j["key"].as_str().map(str::to_string))
             .collect();
@@ -79,10 +78,7 @@ fn main() {
             sets.truncate(n);
         }
         for set in sets {
-            let mut facts = read_json(&facts_dir.join(format!("{set}.json")));
-            if let Some(extra) = overlay.get(&set) {
-                common::deep_merge(&mut facts, extra);
-            }
+            let facts = common::real_facts(&facts_dir, &overlay, &set);
             work.push(Pairs {
                 repo: repo_i,
                 env: repo.join("env"),
@@ -114,13 +110,7 @@ fn main() {
             .map(|w| {
                 let e = engine_for(w);
                 let session = e.session(w.scope.clone());
-                for k in &w.keys {
-                    let out = session.lookup(&LookupRequest::new(k));
-                    answers += std::hint::black_box(matches!(
-                        out.result,
-                        hieralint::engine::LookupResult::Found(_)
-                    )) as usize;
-                }
+                answers += run(&session, &w.keys);
                 drop(session);
                 e
             })
@@ -136,26 +126,14 @@ fn main() {
             }
             let Some((_, e)) = &current else { continue };
             let session = e.session(w.scope.clone());
-            for k in &w.keys {
-                let out = session.lookup(&LookupRequest::new(k));
-                answers += std::hint::black_box(matches!(
-                    out.result,
-                    hieralint::engine::LookupResult::Found(_)
-                )) as usize;
-            }
+            answers += run(&session, &w.keys);
         }
         shared.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
         for (w, e) in work.iter().zip(&engines) {
             // A new session: its answer cache starts empty, the engine's file cache is warm.
             let session = e.session(w.scope.clone());
-            for k in &w.keys {
-                let out = session.lookup(&LookupRequest::new(k));
-                answers += std::hint::black_box(matches!(
-                    out.result,
-                    hieralint::engine::LookupResult::Found(_)
-                )) as usize;
-            }
+            answers += run(&session, &w.keys);
         }
         warm.push(t.elapsed().as_secs_f64());
     }

@@ -17,21 +17,10 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-fn read_json(p: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
 #[test]
 fn real_repos_agree_with_puppet() {
     let real = root().join("real");
-    let mut repos: Vec<PathBuf> = std::fs::read_dir(&real)
-        .expect("fixtures/real")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("expected").is_dir())
-        .collect();
-    repos.sort();
+    let repos = common::real_repos(&real);
     assert!(repos.len() >= 5, "at least five real repositories");
     let mut failures = Vec::new();
     let mut total = 0;
@@ -47,13 +36,8 @@ fn real_repos_agree_with_puppet() {
             },
             EngineOptions::for_puppet(PuppetVersion::V7),
         );
-        let overlay = read_json(&repo.join("overlay.json"));
-        let lookups: Vec<serde_json::Value> = std::fs::read_to_string(repo.join("lookups.jsonl"))
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let overlay = common::read_json(&repo.join("overlay.json"));
+        let lookups = common::read_jsonl(&repo.join("lookups.jsonl"));
         let mut sets: Vec<PathBuf> = std::fs::read_dir(repo.join("expected"))
             .unwrap()
             .flatten()
@@ -63,17 +47,9 @@ fn real_repos_agree_with_puppet() {
         let mut pairs = 0;
         for exp_file in &sets {
             let set = exp_file.file_stem().unwrap().to_str().unwrap().to_string();
-            let mut facts = read_json(&root().join(format!("facts/facterdb-4.5/{set}.json")));
-            if let Some(extra) = overlay.get(&set) {
-                common::deep_merge(&mut facts, extra);
-            }
+            let facts = common::real_facts(&root().join("facts/facterdb-4.5"), &overlay, &set);
             let scope = Arc::new(common::scope_from_json(&facts));
-            let expected: Vec<serde_json::Value> = std::fs::read_to_string(exp_file)
-                .unwrap()
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect();
+            let expected = common::read_jsonl(exp_file);
             assert_eq!(expected.len(), lookups.len(), "{}", exp_file.display());
             for (spec, exp) in lookups.iter().zip(&expected) {
                 let key = spec["key"].as_str().unwrap_or("");

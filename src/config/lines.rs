@@ -7,13 +7,12 @@
 //! from where the problem really is (a name that also appears earlier, in a comment-free string);
 //! our spans are exact, and Puppet's message keeps Puppet's line.
 
-use onig::{Regex, RegexOptions, Syntax};
-
 /// `find_line_matching(regexp, start_line)`: the 1-based number of the first line at or after
 /// `start_line` whose comment-stripped text matches the Ruby regex `pattern`. `None` when nothing
 /// matches (or the pattern is not a valid regex).
 pub fn find_line_matching(text: &str, pattern: &str, start_line: usize) -> Option<usize> {
-    let re = Regex::with_options(pattern, RegexOptions::REGEX_OPTION_NONE, Syntax::ruby()).ok()?;
+    // Compiled as Ruby compiles it (ASCII `\w`, Onigmo's dialect), once per pattern.
+    let re = crate::engine::ruby::ruby_regex(pattern).ok()?;
     for (i, line) in text.split_inclusive('\n').enumerate() {
         let n = i + 1;
         if n < start_line {

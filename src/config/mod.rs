@@ -14,7 +14,7 @@
 mod build;
 pub mod error;
 pub mod interp;
-mod lines;
+pub(crate) mod lines;
 pub mod model;
 pub mod schema;
 mod validate;

@@ -417,32 +417,6 @@ fn entry_spec(
     }
 }
 
-/// `HieraConfig#find_line_matching`: the first line (comments stripped, quotes respected)
-/// matching a Ruby regex, 1-based.
-pub fn find_line_matching(text: &str, regex_src: &str) -> Option<usize> {
-    let re = super::ruby::ruby_regex(regex_src).ok()?;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let mut quote: Option<char> = None;
-        let mut stripped = String::with_capacity(line.len());
-        for c in line.chars() {
-            if c == '"' || c == '\'' {
-                if quote == Some(c) {
-                    quote = None;
-                } else if quote.is_none() {
-                    quote = Some(c);
-                }
-            } else if c == '#' {
-                break;
-            }
-            stripped.push(c);
-        }
-        if super::ruby::regex_search(&re, &stripped) {
-            return Some(i + 1);
-        }
-    }
-    None
-}
-
 /// Escapes a string for use inside a Ruby regex source (Puppet interpolates names raw; this is
 /// used only where Puppet's name is a plain identifier).
 pub fn regex_escape(s: &str) -> String {

@@ -17,7 +17,7 @@ use indexmap::IndexMap;
 use super::data::{self, is_encrypted};
 use super::error::{ErrorKind, LookupError};
 use super::explain::{Explainer, NodeKind};
-use super::layer::{self, EntrySpec, LayerConfig, LocSpec, Place};
+use super::layer::{EntrySpec, LayerConfig, LocSpec, Place};
 use super::merge::{MergeStrategy, StrategyKind};
 use super::ruby::{regex_search, ruby_regex};
 use super::scope::{Scope, VarLookup};
@@ -1034,7 +1034,11 @@ impl<'a> Cx<'a> {
             if let Some(end) = rest.find('\'') {
                 let var = &rest[..end];
                 let line = cfg.file.as_ref().and_then(|f| {
-                    layer::find_line_matching(f.text(), &format!("%\\{{['\"]?{}['\"]?}}", var))
+                    crate::config::lines::find_line_matching(
+                        f.text(),
+                        &format!("%\\{{['\"]?{}['\"]?}}", var),
+                        1,
+                    )
                 });
                 let mut err = cfg.fail(&format!("Undefined variable '{var}'"), line);
                 err.source = e.source;

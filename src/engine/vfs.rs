@@ -75,7 +75,7 @@ pub struct FsVfs {
     cache: RwLock<FastMap<PathBuf, Option<Arc<SourceFile>>>>,
     dirs: RwLock<FastMap<PathBuf, Option<Arc<DirEntries>>>>,
     /// `stat` results: (exists, is a directory).
-    stats: RwLock<FastMap<PathBuf, (bool, bool)>>,
+    stats: RwLock<FastMap<PathBuf, Stat>>,
 }
 
 impl FsVfs {
@@ -121,19 +121,32 @@ impl FsVfs {
         }
     }
 
-    fn stat(&self, path: &Path) -> (bool, bool) {
+    fn stat(&self, path: &Path) -> Stat {
         if let Some(s) = self.stats.read().ok().and_then(|m| m.get(path).copied()) {
             return s;
         }
         let s = match std::fs::metadata(path) {
-            Ok(m) => (true, m.is_dir()),
-            Err(_) => (false, false),
+            Ok(m) => Stat {
+                exists: true,
+                dir: m.is_dir(),
+                regular: m.is_file(),
+            },
+            Err(_) => Stat::default(),
         };
         if let Ok(mut m) = self.stats.write() {
             m.insert(path.to_path_buf(), s);
         }
         s
     }
+}
+
+/// What `metadata` said of a path (following links), cached.
+#[derive(Clone, Copy, Default)]
+struct Stat {
+    exists: bool,
+    dir: bool,
+    /// A regular file: the only kind that is read (not a FIFO or device, which block).
+    regular: bool,
 }
 
 impl Vfs for FsVfs {
@@ -147,9 +160,7 @@ impl Vfs for FsVfs {
         // Only regular files are read: a hierarchy (or a fuzzed one) may point into /dev, and
         // reading /dev/console or a FIFO blocks forever (found by the check_env fuzz target).
         // Puppet would hang there too; a linter must not.
-        let regular =
-            self.stat(path) == (true, false) && std::fs::metadata(path).is_ok_and(|m| m.is_file());
-        let loaded = if regular {
+        let loaded = if self.stat(path).regular {
             std::fs::read(path)
                 .ok()
                 .map(|bytes| Arc::new(SourceFile::from_bytes(path.to_path_buf(), &bytes)))
@@ -163,11 +174,11 @@ impl Vfs for FsVfs {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.overlay.read().is_ok_and(|o| o.contains_key(path)) || self.stat(path).0
+        self.overlay.read().is_ok_and(|o| o.contains_key(path)) || self.stat(path).exists
     }
 
     fn is_dir(&self, path: &Path) -> bool {
-        self.stat(path).1
+        self.stat(path).dir
     }
 
     fn is_symlink(&self, path: &Path) -> bool {

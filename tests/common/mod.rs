@@ -2,6 +2,8 @@
 //! tests/real_repos.rs): the node the recorder builds, and the comparable form of an outcome.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
+
 use hieralint::engine::{LookupOutcome, LookupResult, Scope, Trusted};
 use hieralint::value::{Hash, Value};
 
@@ -25,9 +27,46 @@ pub fn scope_from_json(j: &serde_json::Value) -> Scope {
     Scope::for_node(&facts, &trusted, server.as_ref(), "production")
 }
 
+/// A JSON file, panicking with its path on failure (test fixtures).
+pub fn read_json(p: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// A JSON-lines file (blank lines skipped).
+pub fn read_jsonl(p: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect()
+}
+
+/// The recorded repositories of fixtures/real (those with an `expected/` directory), sorted.
+pub fn real_repos(real: &Path) -> Vec<PathBuf> {
+    let mut repos: Vec<PathBuf> = std::fs::read_dir(real)
+        .unwrap_or_else(|e| panic!("{}: {e}", real.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("expected").is_dir())
+        .collect();
+    repos.sort();
+    repos
+}
+
+/// Fact set `set` of `facts_dir` with the repository's custom facts (its overlay.json entry)
+/// merged in, as tools/realrepos/record.py gave it to Puppet.
+pub fn real_facts(facts_dir: &Path, overlay: &serde_json::Value, set: &str) -> serde_json::Value {
+    let mut facts = read_json(&facts_dir.join(format!("{set}.json")));
+    if let Some(extra) = overlay.get(set) {
+        deep_merge(&mut facts, extra);
+    }
+    facts
+}
+
 /// `deep_merge` of tools/realrepos/record.py: hashes merged recursively, anything else replaced
 /// (the custom facts of fixtures/real/<repo>/overlay.json onto a fact set).
-pub fn deep_merge(a: &mut serde_json::Value, b: &serde_json::Value) {
+fn deep_merge(a: &mut serde_json::Value, b: &serde_json::Value) {
     match (a, b) {
         (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
             for (k, v) in y {
