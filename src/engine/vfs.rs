@@ -158,8 +158,9 @@ impl Vfs for FsVfs {
             return hit;
         }
         // Only regular files are read: a hierarchy (or a fuzzed one) may point into /dev, and
-        // reading /dev/console or a FIFO blocks forever (found by the check_env fuzz target).
-        // Puppet would hang there too; a linter must not.
+        // reading /dev/console or a FIFO blocks forever (found by the check_env fuzz target). What
+        // Puppet does there was not recorded; such a file gives no data here, and the scanner
+        // reports it (`cannot read: not a regular file`).
         let loaded = if self.stat(path).regular {
             std::fs::read(path)
                 .ok()
