@@ -285,7 +285,7 @@ fn lookups<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
         let (sets, errors) = hieralint::facts::load_fact_sets(&fact_files(&dir, 1));
         assert!(errors.is_empty(), "{errors:?}");
         let fs = &sets[0];
-        let empty = Hash::new();
+        let empty = Hash::default();
         let scope = std::sync::Arc::new(Scope::for_node(
             fs.facts.as_hash().unwrap_or(&empty),
             &Trusted::from_value(&fs.trusted),

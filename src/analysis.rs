@@ -57,6 +57,8 @@ pub struct EnvAnalysis {
     pub groups: Vec<Group>,
     /// True when `nodes` come from `--facts`.
     pub real_facts: bool,
+    /// Which groups read which files, built on first use and shared by the rules.
+    read_index: OnceLock<ReadIndex>,
 }
 
 /// The whole project's analysis.
@@ -148,6 +150,11 @@ impl Group {
 }
 
 impl EnvAnalysis {
+    /// Which groups read which files ([`ReadIndex`]), built once for every rule.
+    pub fn read_index(&self) -> &ReadIndex {
+        self.read_index.get_or_init(|| ReadIndex::new(&self.groups))
+    }
+
     /// The names of the nodes of some groups, for messages: `web01, web02 and 3 more`.
     pub fn describe(&self, groups: &[usize]) -> String {
         let nodes: Vec<usize> = groups
@@ -203,7 +210,7 @@ fn environment_roots(project: &Project) -> Vec<PathBuf> {
 
 /// The top scope of a fact set.
 fn scope_of(fs: &FactSet, env_name: &str) -> Scope {
-    let empty = Hash::new();
+    let empty = Hash::default();
     let facts = fs.facts.as_hash().unwrap_or(&empty);
     let trusted = Trusted::from_value(&fs.trusted);
     let server = fs.server_facts.as_ref().and_then(|v| v.as_hash());
@@ -252,7 +259,7 @@ fn set_path(h: &mut Hash, parts: &[&str], value: &str) {
     }
     let mut inner = match h.get(&key) {
         Some(Value::Hash(existing)) => (**existing).clone(),
-        _ => Hash::new(),
+        _ => Hash::default(),
     };
     set_path(&mut inner, &parts[1..], value);
     h.insert(key, Value::hash(inner));
@@ -327,7 +334,7 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
     let mut nodes = vec![NodeCtx {
         name: "implied: no variables".to_string(),
         scope: Arc::new(Scope::for_node(
-            &Hash::new(),
+            &Hash::default(),
             &Trusted::default(),
             None,
             env_name,
@@ -375,7 +382,7 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
                 if !seen.insert(path.to_path_buf()) {
                     continue;
                 }
-                let mut facts = Hash::new();
+                let mut facts = Hash::default();
                 let mut trusted = Trusted::default();
                 for (expr, value) in &bindings {
                     bind(&mut facts, &mut trusted, expr, value);
@@ -472,10 +479,69 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
                 nodes,
                 groups,
                 real_facts,
+                read_index: OnceLock::new(),
             }
         })
         .collect();
     Analysis { envs }
+}
+
+/// The data files a group's hierarchies read, in lookup order (global, environment, then the
+/// modules' levels), each once.
+///
+/// A glob may match up to `max_glob_results` (100,000) files, so the "once" is a hash set: a
+/// linear search made this quadratic, and a glob that interpolated to `/**/*.yaml` hung the
+/// check (found by fuzzing `check_env`).
+pub fn files_read(group: &Group) -> Vec<PathBuf> {
+    once_each(group.hierarchy.levels.iter().flat_map(|level| {
+        level
+            .locations
+            .iter()
+            .flatten()
+            .filter(|loc| loc.exists && !loc.is_uri)
+            .map(|loc| PathBuf::from(&loc.location))
+    }))
+}
+
+/// The paths in order, each at its first place only; linear.
+fn once_each(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    paths.filter(|p| seen.insert(p.clone())).collect()
+}
+
+/// Which groups of an environment read which files: [`files_read`] of every group, and its
+/// inverse, so that "the groups reading this file" and "does group g read this file" cost a
+/// hash lookup instead of a scan of every group's list (which made the interpolation rules
+/// quadratic in files on repositories with one group per node file).
+pub struct ReadIndex {
+    /// `files_read` of each group, by group index.
+    pub reads: Vec<Vec<PathBuf>>,
+    /// The groups reading each file, in ascending order.
+    by_path: std::collections::HashMap<PathBuf, Vec<usize>>,
+}
+
+impl ReadIndex {
+    pub fn new(groups: &[Group]) -> ReadIndex {
+        let reads: Vec<Vec<PathBuf>> = groups.iter().map(files_read).collect();
+        let mut by_path: std::collections::HashMap<PathBuf, Vec<usize>> = Default::default();
+        for (g, files) in reads.iter().enumerate() {
+            // `files_read` lists each file once, so each group is pushed once per file.
+            for p in files {
+                by_path.entry(p.clone()).or_default().push(g);
+            }
+        }
+        ReadIndex { reads, by_path }
+    }
+
+    /// The groups whose hierarchies read `path`, ascending.
+    pub fn groups_reading(&self, path: &Path) -> &[usize] {
+        self.by_path.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether group `g` reads `path`.
+    pub fn reads(&self, g: usize, path: &Path) -> bool {
+        self.groups_reading(path).binary_search(&g).is_ok()
+    }
 }
 
 #[cfg(test)]
@@ -500,7 +566,7 @@ mod tests {
 
     #[test]
     fn binding_builds_nested_facts() {
-        let mut facts = Hash::new();
+        let mut facts = Hash::default();
         let mut trusted = Trusted::default();
         bind(&mut facts, &mut trusted, "facts.os.family", "Debian");
         bind(&mut facts, &mut trusted, "::site", "ams");

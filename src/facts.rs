@@ -211,7 +211,7 @@ fn from_root(path: &Path, root: &Node) -> (Vec<FactSet>, Vec<FactsError>) {
                     };
                     let g = groups
                         .entry(certname)
-                        .or_insert_with(|| (Hash::new(), None));
+                        .or_insert_with(|| (Hash::default(), None));
                     g.0.insert(name, value);
                     if g.1.is_none() {
                         g.1 = env;
@@ -369,7 +369,7 @@ fn puppetdb_facts(facts: &Node) -> Result<Hash, (String, Span)> {
             ));
         }
     };
-    let mut out = Hash::new();
+    let mut out = Hash::default();
     for item in list {
         let entry = item
             .as_map()
@@ -392,7 +392,7 @@ fn puppetdb_facts(facts: &Node) -> Result<Hash, (String, Span)> {
 fn to_hash(node: &Node) -> Hash {
     match node.to_value() {
         Value::Hash(h) => std::sync::Arc::try_unwrap(h).unwrap_or_else(|h| (*h).clone()),
-        _ => Hash::new(),
+        _ => Hash::default(),
     }
 }
 
@@ -401,7 +401,7 @@ fn finish(path: &Path, raw: Raw, sets: &mut Vec<FactSet>, errors: &mut Vec<Facts
     // `trusted` and `server_facts` are not facts (the oracle's convention; PuppetDB stores the
     // trusted data as a `trusted` fact). Like the oracle, they are taken out before the facts
     // are sanitized.
-    let mut facts = Hash::with_capacity(raw.facts.len());
+    let mut facts = Hash::with_capacity_and_hasher(raw.facts.len(), Default::default());
     let mut trusted_in = None;
     let mut server_facts = None;
     for (k, v) in raw.facts {
@@ -478,7 +478,7 @@ fn sanitize(v: Value) -> Value {
 fn trusted_hash(trusted_in: Option<&Hash>, certname: &str) -> Value {
     let get = |k: &str| trusted_in.and_then(|t| t.get(&Value::from(k)));
     let or_empty_hash = |v: Option<&Value>| match v {
-        None | Some(Value::Undef) | Some(Value::Bool(false)) => Value::hash(Hash::new()),
+        None | Some(Value::Undef) | Some(Value::Bool(false)) => Value::hash(Hash::default()),
         Some(v) => v.clone(),
     };
     let authenticated = match trusted_in.map(|t| t.get(&Value::from("authenticated"))) {
@@ -493,7 +493,7 @@ fn trusted_hash(trusted_in: Option<&Hash>, certname: &str) -> Value {
             None => (Value::from(certname), Value::Undef),
         }
     };
-    let mut t = Hash::with_capacity(6);
+    let mut t = Hash::with_capacity_and_hasher(6, Default::default());
     t.insert(Value::from("authenticated"), authenticated);
     t.insert(Value::from("certname"), Value::from(certname));
     t.insert(Value::from("extensions"), or_empty_hash(get("extensions")));
@@ -526,7 +526,7 @@ pub const DEFAULT_ENVIRONMENT: &str = "production";
 pub fn top_scope(fs: &FactSet) -> Value {
     let env = fs.environment.as_deref().unwrap_or(DEFAULT_ENVIRONMENT);
     let facts = fs.facts.as_hash().cloned().unwrap_or_default();
-    let mut vars = Hash::with_capacity(facts.len() + 8);
+    let mut vars = Hash::with_capacity_and_hasher(facts.len() + 8, Default::default());
     let settable = |k: &Value| match k.as_str() {
         // Reserved or numeric names make Puppet fail (parser/scope.rb:763-779); `trusted` and
         // `server_facts` never reach here.
@@ -553,7 +553,7 @@ pub fn top_scope(fs: &FactSet) -> Value {
             sf.insert(Value::from("environment"), Value::from(env));
             Value::hash(sf)
         }
-        None => Value::hash(Hash::new()),
+        None => Value::hash(Hash::default()),
     };
     vars.insert(Value::from("server_facts"), server_facts);
     vars.insert(Value::from("facts"), Value::hash(facts));
@@ -610,7 +610,7 @@ mod tests {
         let t = trusted_hash(None, "");
         assert_eq!(t.as_hash().unwrap()[&Value::from("hostname")], Value::Undef);
         // `fetch('authenticated', 'remote')`: a present nil stays nil; `|| {}` for the hashes.
-        let mut given = Hash::new();
+        let mut given = Hash::default();
         given.insert(Value::from("authenticated"), Value::Undef);
         given.insert(Value::from("extensions"), Value::Undef);
         let t = trusted_hash(Some(&given), "x.y");

@@ -211,7 +211,12 @@ pub fn run_check_with(
             return Err(format!("cannot write output: {e}"));
         }
     }
-    Ok(exit_status(&result, fail_on))
+    let status = exit_status(&result, fail_on);
+    // The project (every parsed file, the engines and their caches) is freed on another
+    // thread: the process exits as soon as the caller returns, without waiting for the
+    // millions of small frees (5% of a 15k-file check with 1,000 fact sets).
+    std::thread::spawn(move || drop(result));
+    Ok(status)
 }
 
 /// Tells about fixes refused because they would change the data (a bug in the rule's fix).

@@ -206,7 +206,7 @@ impl Node {
                 Value::Array(Arc::new(items.iter().map(Node::to_value).collect()))
             }
             NodeKind::Map(m) => {
-                let mut h = IndexMap::with_capacity(m.entries.len());
+                let mut h = Hash::with_capacity_and_hasher(m.entries.len(), Default::default());
                 for e in &m.entries {
                     h.insert(e.key.to_value(), e.value.to_value());
                 }
@@ -236,14 +236,17 @@ pub enum Value {
     /// A Ruby Symbol (`:sym` in YAML): survives loading, fails Puppet's value validation.
     Symbol(Arc<str>),
     Array(Arc<Vec<Value>>),
-    Hash(Arc<IndexMap<Value, Value>>),
+    Hash(Arc<Hash>),
     /// Puppet's `Sensitive` wrapper, made by `convert_to: Sensitive` (reference §3.4). It prints
     /// as `Sensitive [value redacted]` everywhere (recorded: fixtures/conformance/lopts/
     /// convert-to) and, like the Ruby object, is equal only to itself.
     Sensitive(Arc<Value>),
 }
 
-pub type Hash = IndexMap<Value, Value>;
+/// Puppet's Hash: insertion-ordered. Hashed with foldhash's fixed-seed hasher: the keys are
+/// the repository's own data, so SipHash's flood resistance buys nothing, and it was a tenth of
+/// a many-fact-set check (docs/benchmarks.md).
+pub type Hash = IndexMap<Value, Value, foldhash::fast::FixedState>;
 
 /// How Puppet prints a `Sensitive` value (`to_s`), whatever it wraps.
 pub const SENSITIVE_TEXT: &str = "Sensitive [value redacted]";
@@ -640,7 +643,7 @@ mod tests {
 
     #[test]
     fn ruby_inspect_matches_ruby_3_1() {
-        let mut h = Hash::new();
+        let mut h = Hash::default();
         h.insert(
             Value::string("k"),
             Value::array(vec![Value::Integer(1), Value::Undef]),

@@ -15,7 +15,7 @@ fn env_dir() -> PathBuf {
 }
 
 fn scope() -> Scope {
-    let mut facts = Hash::new();
+    let mut facts = Hash::default();
     facts.insert(Value::string("role"), Value::string("web"));
     let trusted = Trusted {
         certname: Some("web01.example.com".into()),
@@ -107,7 +107,7 @@ fn resolved_hierarchy_lists_levels_and_existence() {
         .any(|l| l.layer == Place::Module("mymod".into()) && l.name == "Common"));
     // Another node reads other files: another fingerprint.
     let other = {
-        let mut facts = Hash::new();
+        let mut facts = Hash::default();
         facts.insert(Value::string("role"), Value::string("db"));
         let t = Trusted {
             certname: Some("db01.example.com".into()),

@@ -20,7 +20,7 @@ fn dir(name: &str) -> PathBuf {
 
 fn lookup(env: &str, opts: EngineOptions, key: &str) -> LookupOutcome {
     let e = Engine::on_disk(EnvironmentSpec::standalone(&dir(env), "production"), opts);
-    let mut facts = Hash::new();
+    let mut facts = Hash::default();
     facts.insert(Value::string("role"), Value::string("web"));
     let t = Trusted {
         certname: Some("web01.example.com".into()),

@@ -22,7 +22,7 @@ fn lookups(dir: &std::path::Path, keys: &[&str]) -> Vec<String> {
         EnvironmentSpec::standalone(dir, "production"),
         EngineOptions::for_puppet(PuppetVersion::V7),
     );
-    let mut facts = Hash::new();
+    let mut facts = Hash::default();
     facts.insert("role".into(), "web".into());
     let scope = Scope::for_node(&facts, &Trusted::default(), None, "production");
     keys.iter()

@@ -83,7 +83,8 @@ pub fn symkeys_to_string(v: &Value) -> Value {
         }
         match v {
             Value::Hash(h) => {
-                let mut out = crate::value::Hash::with_capacity(h.len());
+                let mut out =
+                    crate::value::Hash::with_capacity_and_hasher(h.len(), Default::default());
                 for (k, x) in h.iter() {
                     let k = match k {
                         Value::Symbol(s) => Value::String(s.clone()),

@@ -116,7 +116,7 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
     let merge = match args.merge.as_deref() {
         None => None,
         Some("deep") => {
-            let mut h = Hash::new();
+            let mut h = Hash::default();
             h.insert(Value::string("strategy"), Value::string("deep"));
             h.insert(
                 Value::string("sort_merged_arrays"),
@@ -132,7 +132,7 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
             Some(Value::hash(h))
         }
         Some(m @ ("first" | "unique" | "hash")) => {
-            let mut h = Hash::new();
+            let mut h = Hash::default();
             h.insert(Value::string("strategy"), Value::string(m));
             Some(Value::hash(h))
         }
@@ -174,7 +174,7 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
 
     let (facts, trusted_v, server_facts) = match &args.facts {
         Some(f) => read_facts(f)?,
-        None => (Hash::new(), None, None),
+        None => (Hash::default(), None, None),
     };
     let trusted = Trusted::for_facts(
         trusted_v.as_ref(),

@@ -316,7 +316,7 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
         "Hash" => match value {
             Value::Hash(_) => Ok(value.clone()),
             Value::Array(a) => {
-                let mut h = Hash::new();
+                let mut h = Hash::default();
                 if a.iter().all(|e| matches!(e, Value::Array(p) if p.len() == 2)) && !a.is_empty() {
                     for e in a.iter() {
                         if let Value::Array(p) = e {

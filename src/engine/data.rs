@@ -45,7 +45,7 @@ pub fn symkeys_to_string(v: &Value) -> Value {
             if !needs_symkeys(v) {
                 return v.clone();
             }
-            let mut out = Hash::with_capacity(h.len());
+            let mut out = Hash::with_capacity_and_hasher(h.len(), Default::default());
             for (k, x) in h.iter() {
                 let k = match k {
                     Value::Symbol(s) => Value::String(s.clone()),
@@ -96,7 +96,7 @@ impl DataFile {
                 (Some(n), _) => Ok(n.to_value()),
                 // Psych gives nil for an empty stream; yaml_data makes it `false`.
                 (None, Format::Yaml) => Ok(Value::Bool(false)),
-                (None, Format::Hocon) => Ok(Value::hash(Hash::new())),
+                (None, Format::Hocon) => Ok(Value::hash(Hash::default())),
                 (None, Format::Json) => Err(ParseFailure {
                     message: "unexpected token at ''".into(),
                     with_path: true,
@@ -232,7 +232,7 @@ pub fn yaml_hash(
         return Err(LookupError::lookup(msg).with_path(path));
     }
     warnings.push(msg);
-    Ok(Value::hash(Hash::new()))
+    Ok(Value::hash(Hash::default()))
 }
 
 /// The `/.*ENC\[.*?\]/` test of eyaml (Ruby: `.` does not cross newlines).
@@ -257,9 +257,9 @@ mod tests {
 
     #[test]
     fn symbol_keys_become_strings() {
-        let mut inner = Hash::new();
+        let mut inner = Hash::default();
         inner.insert(Value::Symbol("b".into()), Value::Symbol("v".into()));
-        let mut h = Hash::new();
+        let mut h = Hash::default();
         h.insert(Value::Symbol("a".into()), Value::hash(inner));
         let v = symkeys_to_string(&Value::hash(h));
         assert_eq!(v.ruby_inspect(), r#"{"a"=>{"b"=>:v}}"#);

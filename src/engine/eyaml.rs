@@ -240,13 +240,25 @@ mod tests {
 
     #[test]
     fn unknown_scheme_is_a_load_error() {
-        let e = decrypt("ENC[GPG,abcd]", &Hash::new(), "k", Path::new("/x.eyaml")).unwrap_err();
+        let e = decrypt(
+            "ENC[GPG,abcd]",
+            &Hash::default(),
+            "k",
+            Path::new("/x.eyaml"),
+        )
+        .unwrap_err();
         assert_eq!(e.kind, ErrorKind::Load);
         assert_eq!(
             e.message,
             "cannot load such file -- hiera/backend/eyaml/encryptors/gpg"
         );
-        let e = decrypt("ENC[PKCS7,abcd]", &Hash::new(), "k", Path::new("/x.eyaml")).unwrap_err();
+        let e = decrypt(
+            "ENC[PKCS7,abcd]",
+            &Hash::default(),
+            "k",
+            Path::new("/x.eyaml"),
+        )
+        .unwrap_err();
         assert_eq!(
             e.message,
             "hiera-eyaml backend error decrypting ENC[PKCS7,abcd] when looking up k in /x.eyaml. Error was pkcs7_public_key is not defined"

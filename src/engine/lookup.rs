@@ -135,7 +135,7 @@ impl ResolvedLocation {
 
 /// What an entry's function is.
 #[derive(Clone, Debug, PartialEq)]
-enum Func {
+pub(crate) enum Func {
     YamlData,
     JsonData,
     HoconData,
@@ -158,7 +158,9 @@ pub(crate) struct EntryProvider {
     func: Func,
     options: Hash,
     /// `None`: no location key (the function is called once without one).
-    pub locations: Option<Vec<ResolvedLocation>>,
+    pub locations: Option<Arc<[ResolvedLocation]>>,
+    /// The level as `--explain` and the rules see it (shared by every session resolving it alike).
+    level: Arc<ResolvedLevel>,
     config: Arc<LayerConfig>,
     module: Option<String>,
     /// `ctx.data_hash` per location (data_hash functions), successes only, with the file read.
@@ -169,6 +171,18 @@ pub(crate) struct EntryProvider {
     key_cache: RefCell<HashMap<(usize, String), Value>>,
     /// eyaml's raw file hash per location.
     raw_cache: RefCell<HashMap<usize, Value>>,
+}
+
+/// What resolving a level against a scope gives (shared between sessions by the engine's
+/// level cache; each session wraps it in an [`EntryProvider`] with its own data caches).
+#[derive(Clone)]
+pub(crate) struct ResolvedEntry {
+    kind: FunctionKind,
+    function_name: String,
+    func: Func,
+    options: Hash,
+    locations: Option<Arc<[ResolvedLocation]>>,
+    level: Arc<ResolvedLevel>,
 }
 
 impl EntryProvider {
@@ -1077,56 +1091,23 @@ impl<'a> Cx<'a> {
         entries: &[EntrySpec],
     ) -> R<Vec<Rc<EntryProvider>>> {
         let mut out = Vec::new();
-        for e in entries {
-            if let Some(err) = &e.creation_error {
-                return Err(err.clone());
-            }
-            let Some((kind, fname)) = e.function.clone() else {
-                return Err(cfg.fail(
-                    &format!(
-                        "One of data_hash, lookup_key, data_dig, or hiera3_backend must be defined in hierarchy '{}'",
-                        e.name
-                    ),
-                    None,
-                ));
-            };
-            let joined = pathname_join(&cfg.root, &e.datadir);
-            let datadir = match self.interpolate_config_str(&joined.display().to_string(), false)? {
-                Value::String(s) => PathBuf::from(&*s),
-                other => PathBuf::from(other.to_ruby_s()),
-            };
-            let locations = match &e.locations {
-                LocSpec::None => None,
-                LocSpec::Paths(ps) => {
-                    Some(self.resolve_paths(&datadir, ps, cfg, e.extension.as_deref())?)
-                }
-                LocSpec::Globs(gs) => Some(self.expand_globs(&datadir, gs)?),
-                LocSpec::Uris(us) => Some(self.expand_uris(us)?),
-                LocSpec::Mapped(m) => Some(self.expand_mapped_paths(&datadir, m)?),
-            };
-            if cfg.is_default() && locations.as_ref().is_some_and(|l| l.is_empty()) {
+        for i in 0..entries.len() {
+            let Some(r) = self.resolved_entry(&p.place, cfg, entries, i)? else {
                 continue;
-            }
-            let options = match &e.options {
-                None => Hash::new(),
-                Some(o) => match self.interpolate(o, false)? {
-                    Value::Hash(h) => (*h).clone(),
-                    _ => Hash::new(),
-                },
             };
-            let func = self.eng.function_kind(&fname, kind);
-            let slots = match &locations {
+            let slots = match &r.locations {
                 None => vec![None],
                 Some(l) => (0..l.len()).map(Some).collect(),
             };
             out.push(Rc::new(EntryProvider {
                 slots,
-                name: e.name.clone(),
-                kind,
-                function_name: fname,
-                func,
-                options,
-                locations,
+                name: entries[i].name.clone(),
+                kind: r.kind,
+                function_name: r.function_name,
+                func: r.func,
+                options: r.options,
+                locations: r.locations,
+                level: r.level,
                 config: cfg.clone(),
                 module: p.module_name().map(str::to_string),
                 data_hashes: RefCell::new(HashMap::new()),
@@ -1135,6 +1116,138 @@ impl<'a> Cx<'a> {
             }));
         }
         Ok(out)
+    }
+
+    /// One level resolved against the scope (`None`: an empty level of a default hierarchy,
+    /// which Puppet drops), through the engine's [`LevelCache`](super::levels::LevelCache):
+    /// a level another session resolved with the same answers to the same scope reads is
+    /// reused, with its warnings logged again and its interpolations counted again.
+    fn resolved_entry(
+        &self,
+        place: &Place,
+        cfg: &Arc<LayerConfig>,
+        entries: &[EntrySpec],
+        i: usize,
+    ) -> R<Option<ResolvedEntry>> {
+        // A resolution only differs with the caller's state when a limit stops it: its
+        // interpolations (methods are refused in hiera.yaml, so none nests another) add one
+        // level to the caller's nesting and count against the lookup's `max_sub_lookups`. A
+        // cached resolution is used only where resolving again would not reach either limit,
+        // and resolutions stopped by a limit are not cached; a mapped path's local variable
+        // (never set here in practice) is not a scope read, so it is not cached either.
+        let cacheable = *self.nesting.borrow() < self.eng.limits.max_lookup_depth
+            && self.local.borrow().is_none();
+        let id = (Arc::as_ptr(cfg) as usize, entries.as_ptr() as usize, i);
+        if cacheable {
+            if let Some(hit) = self.eng.levels.get(id, self.scope).filter(|h| {
+                self.sub_lookups.get() + h.sub_lookups <= self.eng.limits.max_sub_lookups
+            }) {
+                for w in &hit.warnings {
+                    self.warn(w.clone());
+                }
+                self.sub_lookups
+                    .set(self.sub_lookups.get() + hit.sub_lookups);
+                return hit.result.clone();
+            }
+        }
+        let saved_reads = self.reads.replace(Vec::new());
+        let saved_tracking = self.track_reads.replace(true);
+        let saved_warnings = self.warnings.replace(Vec::new());
+        let before = self.sub_lookups.get();
+        let is_default = !std::ptr::eq(entries.as_ptr(), cfg.entries.as_ptr());
+        let result = self.resolve_entry(place, cfg, &entries[i], is_default);
+        let reads = self.reads.replace(saved_reads);
+        self.track_reads.set(saved_tracking);
+        let warnings = self.warnings.replace(saved_warnings);
+        for w in &warnings {
+            self.warn(w.clone());
+        }
+        let is_limit = matches!(&result, Err(e) if e.kind == ErrorKind::Unsupported);
+        if cacheable && !is_limit {
+            self.eng.levels.insert(
+                id,
+                cfg,
+                super::levels::CachedLevel {
+                    reads,
+                    warnings,
+                    sub_lookups: self.sub_lookups.get() - before,
+                    result: result.clone(),
+                },
+            );
+        }
+        result
+    }
+
+    fn resolve_entry(
+        &self,
+        place: &Place,
+        cfg: &Arc<LayerConfig>,
+        e: &EntrySpec,
+        is_default: bool,
+    ) -> R<Option<ResolvedEntry>> {
+        if let Some(err) = &e.creation_error {
+            return Err(err.clone());
+        }
+        let Some((kind, fname)) = e.function.clone() else {
+            return Err(cfg.fail(
+                &format!(
+                    "One of data_hash, lookup_key, data_dig, or hiera3_backend must be defined in hierarchy '{}'",
+                    e.name
+                ),
+                None,
+            ));
+        };
+        let joined = pathname_join(&cfg.root, &e.datadir);
+        let datadir = match self.interpolate_config_str(&joined.display().to_string(), false)? {
+            Value::String(s) => PathBuf::from(&*s),
+            other => PathBuf::from(other.to_ruby_s()),
+        };
+        let locations = match &e.locations {
+            LocSpec::None => None,
+            LocSpec::Paths(ps) => {
+                Some(self.resolve_paths(&datadir, ps, cfg, e.extension.as_deref())?)
+            }
+            LocSpec::Globs(gs) => Some(self.expand_globs(&datadir, gs)?),
+            LocSpec::Uris(us) => Some(self.expand_uris(us)?),
+            LocSpec::Mapped(m) => Some(self.expand_mapped_paths(&datadir, m)?),
+        };
+        if cfg.is_default() && locations.as_ref().is_some_and(|l| l.is_empty()) {
+            return Ok(None);
+        }
+        let options = match &e.options {
+            None => Hash::default(),
+            Some(o) => match self.interpolate(o, false)? {
+                Value::Hash(h) => (*h).clone(),
+                _ => Hash::default(),
+            },
+        };
+        let func = self.eng.function_kind(&fname, kind);
+        let level = Arc::new(ResolvedLevel {
+            layer: place.clone(),
+            config_path: cfg.config_path.clone(),
+            name: e.name.clone(),
+            default_hierarchy: is_default,
+            function_kind: kind,
+            function: fname.clone(),
+            locations: locations.as_ref().map(|ls: &Vec<ResolvedLocation>| {
+                ls.iter()
+                    .map(|l| LevelLocation {
+                        original: l.original.clone(),
+                        location: l.display(),
+                        is_uri: l.uri.is_some(),
+                        exists: l.exists,
+                    })
+                    .collect()
+            }),
+        });
+        Ok(Some(ResolvedEntry {
+            kind,
+            function_name: fname,
+            func,
+            options,
+            locations: locations.map(Arc::from),
+            level,
+        }))
     }
 
     /// Interpolation of a hiera.yaml string (methods forbidden).
@@ -1547,7 +1660,7 @@ impl<'a> Cx<'a> {
             Func::YamlData => Format::Yaml,
             Func::JsonData => Format::Json,
             Func::HoconData => Format::Hocon,
-            _ => return Ok((Value::hash(Hash::new()), None)),
+            _ => return Ok((Value::hash(Hash::default()), None)),
         };
         let path = self.builtin_options_ok(dp, loc)?;
         let Some(file) = self.eng.files.load(&*self.eng.vfs, &path, format) else {
@@ -1680,7 +1793,7 @@ impl<'a> Cx<'a> {
                 self.interpolate(&data, true)
             }
             Value::Hash(h) => {
-                let mut out = Hash::with_capacity(h.len());
+                let mut out = Hash::with_capacity_and_hasher(h.len(), Default::default());
                 for (k, x) in h.iter() {
                     let k = self.interpolate(k, true)?;
                     out.insert(k, self.eyaml_decrypt_value(x, opts, key, path, depth + 1)?);
@@ -1925,7 +2038,7 @@ impl<'a> Cx<'a> {
                 if !needs_interpolation(value) {
                     return Ok(value.clone());
                 }
-                let mut out = Hash::with_capacity(h.len());
+                let mut out = Hash::with_capacity_and_hasher(h.len(), Default::default());
                 for (k, v) in h.iter() {
                     let k = self.interpolate(k, allow_methods)?;
                     let v = self.interpolate(v, allow_methods)?;
@@ -2408,7 +2521,7 @@ impl Cx<'_> {
     }
 
     /// The hierarchy of every layer resolved against the scope.
-    pub fn resolved_levels(&self) -> (Vec<ResolvedLevel>, Vec<(Place, LookupError)>) {
+    pub fn resolved_levels(&self) -> (Vec<Arc<ResolvedLevel>>, Vec<(Place, LookupError)>) {
         let mut levels = Vec::new();
         let mut errors = Vec::new();
         for (place, p) in self.layer_providers() {
@@ -2434,26 +2547,9 @@ impl Cx<'_> {
                     continue;
                 }
             };
-            for (list, is_default) in [(&regular, false), (&default, true)] {
+            for list in [&regular, &default] {
                 for dp in list.iter() {
-                    levels.push(ResolvedLevel {
-                        layer: place.clone(),
-                        config_path: cfg.config_path.clone(),
-                        name: dp.name.clone(),
-                        default_hierarchy: is_default,
-                        function_kind: dp.kind,
-                        function: dp.function_name.clone(),
-                        locations: dp.locations.as_ref().map(|ls| {
-                            ls.iter()
-                                .map(|l| LevelLocation {
-                                    original: l.original.clone(),
-                                    location: l.display(),
-                                    is_uri: l.uri.is_some(),
-                                    exists: l.exists,
-                                })
-                                .collect()
-                        }),
-                    });
+                    levels.push(dp.level.clone());
                 }
             }
         }
@@ -2466,36 +2562,7 @@ impl Cx<'_> {
     /// allocates nothing per defined key.
     pub fn defining_layers(&self, keys: &[&str]) -> Vec<Vec<Place>> {
         let (levels, _) = self.resolved_levels();
-        let wanted: Vec<Value> = keys.iter().map(|k| Value::string(*k)).collect();
-        let mut out = vec![Vec::new(); keys.len()];
-        for lv in levels {
-            let Some(format) = data_format(&lv.function) else {
-                continue;
-            };
-            for loc in lv.locations.iter().flatten() {
-                if loc.is_uri || !loc.exists {
-                    continue;
-                }
-                let Some(f) = self.eng.files.load(
-                    &*self.eng.vfs,
-                    std::path::Path::new(&loc.location),
-                    format,
-                ) else {
-                    continue;
-                };
-                // `entries` holds the root map's String and Symbol keys (as Strings), as
-                // `key_definitions` reads them from the document.
-                if f.doc.root.as_ref().and_then(|r| r.as_map()).is_none() {
-                    continue;
-                }
-                for (i, k) in wanted.iter().enumerate() {
-                    if f.entries.contains_key(k) {
-                        out[i].push(lv.layer.clone());
-                    }
-                }
-            }
-        }
-        out
+        defining_layers_in(self.eng, &levels, keys)
     }
 
     pub fn key_definitions(&self) -> Vec<KeyDefinition> {
@@ -2537,6 +2604,43 @@ impl Cx<'_> {
         }
         out
     }
+}
+
+/// [`Cx::defining_layers`] over levels already resolved (a group's stored hierarchy).
+pub(crate) fn defining_layers_in(
+    eng: &Engine,
+    levels: &[Arc<ResolvedLevel>],
+    keys: &[&str],
+) -> Vec<Vec<Place>> {
+    let wanted: Vec<Value> = keys.iter().map(|k| Value::string(*k)).collect();
+    let mut out = vec![Vec::new(); keys.len()];
+    for lv in levels {
+        let Some(format) = data_format(&lv.function) else {
+            continue;
+        };
+        for loc in lv.locations.iter().flatten() {
+            if loc.is_uri || !loc.exists {
+                continue;
+            }
+            let Some(f) = eng
+                .files
+                .load(&*eng.vfs, std::path::Path::new(&loc.location), format)
+            else {
+                continue;
+            };
+            // `entries` holds the root map's String and Symbol keys (as Strings), as
+            // `key_definitions` reads them from the document.
+            if f.doc.root.as_ref().and_then(|r| r.as_map()).is_none() {
+                continue;
+            }
+            for (i, k) in wanted.iter().enumerate() {
+                if f.entries.contains_key(k) {
+                    out[i].push(lv.layer.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The format a built-in data function reads its files in.

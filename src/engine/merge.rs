@@ -307,7 +307,7 @@ impl MergeStrategy {
             Some(o) if o.is_empty() => Value::string(self.key()),
             Some(o) if o.contains_key(&Value::string("strategy")) => Value::Hash(o.clone()),
             Some(o) => {
-                let mut h = Hash::new();
+                let mut h = Hash::default();
                 h.insert(Value::string("strategy"), Value::string(self.key()));
                 for (k, v) in o.iter() {
                     h.insert(k.clone(), v.clone());
@@ -505,7 +505,7 @@ impl R {
                     .collect::<Result<_, _>>()?,
             ),
             R::H(h) => {
-                let mut m = Hash::with_capacity(h.borrow().len());
+                let mut m = Hash::with_capacity_and_hasher(h.borrow().len(), Default::default());
                 for (k, x) in h.borrow().iter() {
                     m.insert(k.clone(), x.to_value(depth + 1)?);
                 }

@@ -33,6 +33,7 @@ pub mod error;
 pub mod explain;
 pub mod eyaml;
 pub mod layer;
+mod levels;
 pub(crate) mod lookup;
 pub mod merge;
 pub mod pkcs7;
@@ -169,6 +170,8 @@ pub struct Engine {
     /// Outcomes shared by sessions: by hierarchy fingerprint and request, each with the scope
     /// variables (and what reading them gave) the lookup depended on.
     results: std::sync::RwLock<vfs::FastMap<(u64, u64), Vec<CachedOutcome>>>,
+    /// Hierarchy levels resolved by any session, with the scope reads they depend on.
+    pub(crate) levels: levels::LevelCache,
 }
 
 /// A lookup outcome and the scope reads it depends on.
@@ -194,6 +197,7 @@ impl Engine {
             functions: Mutex::new(HashMap::new()),
             limits: Limits::default(),
             results: std::sync::RwLock::new(Default::default()),
+            levels: levels::LevelCache::default(),
         }
     }
 
@@ -241,6 +245,7 @@ impl Engine {
         if let Ok(mut r) = self.results.write() {
             r.clear();
         }
+        self.levels.clear();
     }
 
     /// A session for one node (what Puppet keeps per compile).
@@ -456,7 +461,7 @@ fn request_hash(req: &LookupRequest) -> u64 {
 /// The hierarchies of every layer resolved for one scope.
 #[derive(Clone, Debug)]
 pub struct ResolvedHierarchy {
-    pub levels: Vec<ResolvedLevel>,
+    pub levels: Vec<Arc<ResolvedLevel>>,
     /// Layers Puppet cannot use (configuration errors), with the error a lookup would raise.
     pub errors: Vec<(Place, LookupError)>,
     /// Warnings Puppet logs while building them.
@@ -535,6 +540,16 @@ impl Session<'_> {
     pub fn defining_layers(&self, keys: &[&str]) -> Vec<Vec<Place>> {
         let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);
         cx.defining_layers(keys)
+    }
+
+    /// [`Session::defining_layers`] over a hierarchy already resolved for this session's scope
+    /// (the analysis keeps each group's): the same answer without resolving it again.
+    pub fn defining_layers_in(
+        &self,
+        hierarchy: &ResolvedHierarchy,
+        keys: &[&str],
+    ) -> Vec<Vec<Place>> {
+        lookup::defining_layers_in(self.engine, &hierarchy.levels, keys)
     }
 
     /// The root keys defined in every existing data file the hierarchies reach, with spans.

@@ -28,8 +28,8 @@ impl Default for Trusted {
         Trusted {
             certname: None,
             authenticated: Value::string("remote"),
-            extensions: Hash::new(),
-            external: Hash::new(),
+            extensions: Hash::default(),
+            external: Hash::default(),
         }
     }
 }
@@ -97,7 +97,7 @@ impl Trusted {
             },
             None => (Value::Undef, Value::Undef),
         };
-        let mut h = Hash::new();
+        let mut h = Hash::default();
         h.insert(Value::string("authenticated"), self.authenticated.clone());
         h.insert(
             Value::string("certname"),
@@ -190,7 +190,7 @@ impl Scope {
             }
             vars.insert(name, v.clone());
         }
-        let mut sf = Hash::new();
+        let mut sf = Hash::default();
         if let Some(s) = server_facts {
             for (k, v) in s {
                 let name: Arc<str> = match k {
@@ -277,9 +277,9 @@ mod tests {
 
     #[test]
     fn node_scope_like_puppet() {
-        let mut facts = Hash::new();
+        let mut facts = Hash::default();
         facts.insert(Value::string("role"), Value::string("web"));
-        let mut inner = Hash::new();
+        let mut inner = Hash::default();
         inner.insert(Value::string("inner"), Value::Undef);
         facts.insert(Value::string("nil_hash"), Value::hash(inner));
         let trusted = Trusted {

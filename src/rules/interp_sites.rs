@@ -5,9 +5,7 @@
 //! range of its value into a source span ([`crate::value_span`]).
 
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
 
-use crate::analysis::Group;
 use crate::config::{HierarchyEntry, StringRole};
 use crate::interp::{self, Token};
 use crate::project::{FileRole, LoadedFile};
@@ -204,63 +202,7 @@ pub fn config_sites(file: &LoadedFile) -> Vec<Site<'static>> {
     out
 }
 
-/// The data files a group's hierarchies read, in lookup order (global, environment, then the
-/// modules' levels), each once.
-///
-/// A glob may match up to `max_glob_results` (100,000) files, so the "once" is a hash set: a
-/// linear search made this quadratic, and a glob that interpolated to `/**/*.yaml` hung the
-/// check (found by fuzzing `check_env`).
-pub fn files_read(group: &Group) -> Vec<PathBuf> {
-    once_each(group.hierarchy.levels.iter().flat_map(|level| {
-        level
-            .locations
-            .iter()
-            .flatten()
-            .filter(|loc| loc.exists && !loc.is_uri)
-            .map(|loc| PathBuf::from(&loc.location))
-    }))
-}
-
-/// The paths in order, each at its first place only; linear.
-fn once_each(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
-    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
-    paths.filter(|p| seen.insert(p.clone())).collect()
-}
-
-/// Which groups of an environment read which files: [`files_read`] of every group, and its
-/// inverse, so that "the groups reading this file" and "does group g read this file" cost a
-/// hash lookup instead of a scan of every group's list (which made the interpolation rules
-/// quadratic in files on repositories with one group per node file).
-pub struct ReadIndex {
-    /// `files_read` of each group, by group index.
-    pub reads: Vec<Vec<PathBuf>>,
-    /// The groups reading each file, in ascending order.
-    by_path: std::collections::HashMap<PathBuf, Vec<usize>>,
-}
-
-impl ReadIndex {
-    pub fn new(groups: &[Group]) -> ReadIndex {
-        let reads: Vec<Vec<PathBuf>> = groups.iter().map(files_read).collect();
-        let mut by_path: std::collections::HashMap<PathBuf, Vec<usize>> = Default::default();
-        for (g, files) in reads.iter().enumerate() {
-            // `files_read` lists each file once, so each group is pushed once per file.
-            for p in files {
-                by_path.entry(p.clone()).or_default().push(g);
-            }
-        }
-        ReadIndex { reads, by_path }
-    }
-
-    /// The groups whose hierarchies read `path`, ascending.
-    pub fn groups_reading(&self, path: &Path) -> &[usize] {
-        self.by_path.get(path).map_or(&[], Vec::as_slice)
-    }
-
-    /// Whether group `g` reads `path`.
-    pub fn reads(&self, g: usize, path: &Path) -> bool {
-        self.groups_reading(path).binary_search(&g).is_ok()
-    }
-}
+pub use crate::analysis::{files_read, ReadIndex};
 
 /// A key as a lookup request: quoted when it holds a dot or a quote, so that a root key with
 /// dots is looked up literally (as [`Group::outcomes`] does).

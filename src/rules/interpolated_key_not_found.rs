@@ -10,7 +10,7 @@ use crate::diag::Diagnostic;
 use crate::engine::{LookupRequest, LookupResult};
 use crate::interp::{split_key, Method, Segment};
 use crate::project::{LoadedFile, Project};
-use crate::rules::interp_sites::{data_sites, edit_distance, ReadIndex};
+use crate::rules::interp_sites::{data_sites, edit_distance};
 use crate::rules::{Rule, RuleMeta, Sink};
 use crate::span::Span;
 
@@ -164,7 +164,7 @@ impl Rule for InterpolatedKeyNotFound {
             if tokens.is_empty() {
                 continue;
             }
-            let index = ReadIndex::new(&env.groups);
+            let index = env.read_index();
             // The groups that evaluate each token: those whose hierarchies read its file.
             let token_groups: Vec<&[usize]> = tokens
                 .iter()
@@ -193,7 +193,7 @@ impl Rule for InterpolatedKeyNotFound {
                         .collect();
                     let defined: BTreeSet<&str> = plain
                         .iter()
-                        .zip(session.defining_layers(&plain))
+                        .zip(session.defining_layers_in(&env.groups[g].hierarchy, &plain))
                         .filter(|(k, layers)| layers.iter().any(|l| visible(k, l)))
                         .map(|(k, _)| *k)
                         .collect();

@@ -396,7 +396,7 @@ impl Rule for InterpolationLoop {
             if edges.is_empty() && vars.is_empty() {
                 continue;
             }
-            let index = ReadIndex::new(&env.groups);
+            let index = env.read_index();
             let mut edges_by_file: HashMap<&Path, Vec<usize>> = HashMap::new();
             for (i, e) in edges.iter().enumerate() {
                 edges_by_file

@@ -333,7 +333,7 @@ fn explained(ex: &Explainer) -> Option<(MergeStrategy, Vec<(String, Value)>)> {
             NodeKind::Interpolate { .. } => continue,
             NodeKind::Top { meta: true, .. } => continue,
             NodeKind::Merge { strategy, options } if merge.is_none() => {
-                let mut h = Hash::new();
+                let mut h = Hash::default();
                 h.insert(Value::string("strategy"), Value::string(*strategy));
                 for (k, v) in options.iter().flatten() {
                     h.insert(k.clone(), v.clone());
@@ -678,7 +678,7 @@ mod tests {
     use super::*;
 
     fn hash(pairs: &[(&str, Value)]) -> Value {
-        let mut h = Hash::new();
+        let mut h = Hash::default();
         for (k, v) in pairs {
             h.insert(Value::string(*k), v.clone());
         }

@@ -7,7 +7,7 @@ use crate::engine::scope::VarLookup;
 use crate::engine::PuppetVersion;
 use crate::interp::{split_key, Segment};
 use crate::project::{FileRole, LoadedFile, Project};
-use crate::rules::interp_sites::{config_sites, data_sites, Place, ReadIndex, Site};
+use crate::rules::interp_sites::{config_sites, data_sites, Place, Site};
 use crate::rules::{Rule, RuleMeta, Sink};
 use crate::value::Value;
 
@@ -198,7 +198,7 @@ impl Rule for UndefinedVariable {
             .iter()
             .filter(|e| e.real_facts && !e.nodes.is_empty())
         {
-            let index = ReadIndex::new(&env.groups);
+            let index = env.read_index();
             let all: Vec<usize> = (0..env.nodes.len()).collect();
             for file in &project.files {
                 if file.env_root.as_deref() != Some(env.root.as_path()) {
@@ -252,7 +252,7 @@ mod tests {
     use crate::value::Hash;
 
     fn scope(facts: &[(&str, Value)], extensions: &[(&str, &str)]) -> Scope {
-        let mut h = Hash::new();
+        let mut h = Hash::default();
         for (k, v) in facts {
             h.insert(Value::string(*k), v.clone());
         }
@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn readings() {
-        let mut os = Hash::new();
+        let mut os = Hash::default();
         os.insert(Value::string("family"), Value::string("Debian"));
         let s = scope(
             &[

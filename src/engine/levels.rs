@@ -1,0 +1,147 @@
+//! Resolved hierarchy levels shared between sessions.
+//!
+//! Puppet resolves a layer's hierarchy once per compile (`HieraConfigV5#
+//! create_configured_data_providers`): every level's `datadir`, paths, globs, mapped paths and
+//! options are interpolated against the node's scope and every location is tested for
+//! existence. hieralint runs thousands of sessions on one engine (one per fact set or
+//! data-implied node, and again in every engine-backed rule), and most levels (`common.yaml`,
+//! a role or OS level, a glob over team files, every module's levels) read no variable, or read
+//! variables that many nodes share. So the engine keeps each level's resolution with the scope
+//! variables it read (what reading them gave, as [`Probe`]s), the warnings Puppet logged and the
+//! interpolations it counted, and a session whose scope gives the same answers to the same reads
+//! reuses it. The answer is the same as resolving again: the resolution is a function of the
+//! configuration (held here), those reads and the file system, which an engine does not see
+//! change before [`super::Engine::invalidate`] (which empties this cache).
+
+use std::hash::{Hash as _, Hasher};
+use std::sync::{Arc, RwLock};
+
+use super::error::LookupError;
+use super::layer::LayerConfig;
+use super::lookup::{probe, Probe, ResolvedEntry};
+use super::scope::{Scope, VarLookup};
+use super::vfs::{FastMap, Fnv};
+
+/// A level of a configuration: the configuration's address, which of its entry lists (regular
+/// or `default_hierarchy`: the list's address) and the index in it.
+pub(crate) type LevelId = (usize, usize, usize);
+
+/// One resolution of a level.
+pub(crate) struct CachedLevel {
+    /// Scope reads and what they gave, in the order made.
+    pub reads: Vec<(Arc<str>, Probe)>,
+    /// Warnings logged while resolving, in order.
+    pub warnings: Vec<String>,
+    /// Interpolations counted against `max_sub_lookups`.
+    pub sub_lookups: usize,
+    pub result: Result<Option<ResolvedEntry>, LookupError>,
+}
+
+/// The resolutions of one level, by the expressions they read and then by a hash of what
+/// reading them gave, so that finding one costs a probe per expression, whatever the number of
+/// nodes.
+struct Variants {
+    /// Held so that the configuration's address cannot be reused while its levels are cached.
+    _config: Arc<LayerConfig>,
+    by_reads: Vec<(Vec<Arc<str>>, FastMap<u64, Vec<Arc<CachedLevel>>>)>,
+    count: usize,
+}
+
+/// Most resolutions kept per level (one per distinct value of what it reads: a level reading
+/// `trusted.certname` has one per node).
+const MAX_VARIANTS: usize = 1 << 16;
+/// Most distinct read lists per level (they differ only when a read's answer changes which
+/// later expressions are read, as a mapped path or an undefined variable can).
+const MAX_READ_LISTS: usize = 16;
+
+#[derive(Default)]
+pub(crate) struct LevelCache {
+    map: RwLock<FastMap<LevelId, Variants>>,
+}
+
+fn hash_probes<'a>(probes: impl Iterator<Item = &'a Probe>) -> u64 {
+    let mut h = Fnv::default();
+    for p in probes {
+        match p {
+            Probe::Root(VarLookup::Found(v)) => {
+                0u8.hash(&mut h);
+                v.hash(&mut h);
+            }
+            Probe::Root(VarLookup::BuiltIn) => 1u8.hash(&mut h),
+            Probe::Root(VarLookup::Undefined { name, reason }) => {
+                2u8.hash(&mut h);
+                name.hash(&mut h);
+                reason.hash(&mut h);
+            }
+            Probe::Value(v) => {
+                3u8.hash(&mut h);
+                v.hash(&mut h);
+            }
+            Probe::Error => 4u8.hash(&mut h),
+        }
+    }
+    h.finish()
+}
+
+impl LevelCache {
+    /// A resolution of `id` made for a scope that reads the same as `scope`.
+    pub fn get(&self, id: LevelId, scope: &Scope) -> Option<Arc<CachedLevel>> {
+        let map = self.map.read().ok()?;
+        let v = map.get(&id)?;
+        for (exprs, by_hash) in &v.by_reads {
+            let probes: Vec<Probe> = exprs.iter().map(|e| probe(scope, e)).collect();
+            let Some(candidates) = by_hash.get(&hash_probes(probes.iter())) else {
+                continue;
+            };
+            if let Some(c) = candidates
+                .iter()
+                .find(|c| c.reads.iter().map(|(_, p)| p).eq(probes.iter()))
+            {
+                return Some(c.clone());
+            }
+        }
+        None
+    }
+
+    pub fn insert(&self, id: LevelId, config: &Arc<LayerConfig>, level: CachedLevel) {
+        let Ok(mut map) = self.map.write() else {
+            return;
+        };
+        let v = map.entry(id).or_insert_with(|| Variants {
+            _config: config.clone(),
+            by_reads: Vec::new(),
+            count: 0,
+        });
+        if v.count >= MAX_VARIANTS {
+            return;
+        }
+        let exprs: Vec<Arc<str>> = level.reads.iter().map(|(e, _)| e.clone()).collect();
+        let h = hash_probes(level.reads.iter().map(|(_, p)| p));
+        let slot = match v.by_reads.iter().position(|(e, _)| *e == exprs) {
+            Some(i) => i,
+            None if v.by_reads.len() < MAX_READ_LISTS => {
+                v.by_reads.push((exprs, FastMap::default()));
+                v.by_reads.len() - 1
+            }
+            None => return,
+        };
+        let list = v.by_reads[slot].1.entry(h).or_default();
+        // Two threads may resolve the same level for equal scopes at once: keep one.
+        if list.iter().any(|c| {
+            c.reads
+                .iter()
+                .map(|(_, p)| p)
+                .eq(level.reads.iter().map(|(_, p)| p))
+        }) {
+            return;
+        }
+        list.push(Arc::new(level));
+        v.count += 1;
+    }
+
+    pub fn clear(&self) {
+        if let Ok(mut m) = self.map.write() {
+            m.clear();
+        }
+    }
+}
