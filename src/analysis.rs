@@ -41,7 +41,7 @@ pub struct Group {
     /// Indices into [`EnvAnalysis::nodes`]; the first is the representative.
     pub nodes: Vec<usize>,
     /// The representative's resolved hierarchy.
-    pub hierarchy: crate::engine::ResolvedHierarchy,
+    pub hierarchy: Arc<crate::engine::ResolvedHierarchy>,
     /// Its fingerprint.
     fingerprint: u64,
     /// The lookup of every key defined in the files this group reads, computed on first use
@@ -114,14 +114,21 @@ impl Vfs for ProjectVfs {
     fn is_symlink(&self, path: &Path) -> bool {
         self.disk.is_symlink(path)
     }
+
+    fn generation(&self) -> u64 {
+        self.disk.generation()
+    }
 }
 
 impl Group {
     /// A lookup session for the group's representative node (the engine's result cache is
     /// shared by every session of the group's hierarchy).
     pub fn session<'e>(&self, env: &'e EnvAnalysis) -> crate::engine::Session<'e> {
-        env.engine
-            .session_with_fingerprint(env.nodes[self.nodes[0]].scope.clone(), self.fingerprint)
+        env.engine.session_with_hierarchy(
+            env.nodes[self.nodes[0]].scope.clone(),
+            self.hierarchy.clone(),
+            self.fingerprint,
+        )
     }
 
     /// The lookup (with each key's own lookup_options) of every key defined in the data this
@@ -466,7 +473,7 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
                         by_fp.insert(fp, groups.len());
                         groups.push(Group {
                             nodes: vec![i],
-                            hierarchy: h,
+                            hierarchy: Arc::new(h),
                             fingerprint: fp,
                             outcomes: OnceLock::new(),
                         });

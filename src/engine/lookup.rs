@@ -32,7 +32,7 @@ use crate::value::{Hash, Value};
 
 pub(crate) type R<T> = Result<T, LookupError>;
 
-const LOOKUP_OPTIONS: &str = "lookup_options";
+pub(crate) const LOOKUP_OPTIONS: &str = "lookup_options";
 /// Stack left below which [`Cx::interpolate`] continues on a new segment, and that segment's
 /// size. Nested interpolations (lookups of lookups) are long Rust call chains (about 23 KiB per
 /// level in a debug build): growing the stack keeps `max_lookup_depth` a bound on work rather
@@ -312,6 +312,9 @@ pub(crate) struct Cx<'a> {
     /// hierarchy fingerprint covers), for the engine's cross-session result cache.
     pub reads: RefCell<Vec<(Arc<str>, Probe)>>,
     track_reads: std::cell::Cell<bool>,
+    /// Every key this lookup looked up (its own and those of nested lookups), as the root
+    /// key and the module whose data it consults, for the engine's cross-hierarchy cache.
+    pub keys: RefCell<Vec<(Arc<str>, Option<String>)>>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -338,6 +341,7 @@ impl<'a> Cx<'a> {
             sub_lookups: std::cell::Cell::new(0),
             reads: RefCell::new(Vec::new()),
             track_reads: std::cell::Cell::new(true),
+            keys: RefCell::new(Vec::new()),
         }
     }
 
@@ -506,6 +510,9 @@ impl<'a> Cx<'a> {
             return Ok(None);
         }
         let key = LookupKey::parse(key_str)?;
+        self.keys
+            .borrow_mut()
+            .push((Arc::from(key.root.as_str()), key.module_name.clone()));
         self.with_invocation(key_str, key.module_name.clone(), || {
             let lopts = self.lookup_lookup_options(&key)?;
             let merge: Option<Value> = match merge {
@@ -1222,7 +1229,16 @@ impl<'a> Cx<'a> {
             },
         };
         let func = self.eng.function_kind(&fname, kind);
+        let options_hash = {
+            use std::hash::{Hash as _, Hasher};
+            let mut h = super::vfs::Fnv::default();
+            Value::hash(options.clone()).hash(&mut h);
+            h.finish()
+        };
         let level = Arc::new(ResolvedLevel {
+            index: std::sync::OnceLock::new(),
+            no_options: options.is_empty(),
+            options_hash,
             layer: place.clone(),
             config_path: cfg.config_path.clone(),
             name: e.name.clone(),
@@ -2484,6 +2500,48 @@ pub struct ResolvedLevel {
     pub function: String,
     /// Resolved locations; `None` when the level has no location key.
     pub locations: Option<Vec<LevelLocation>>,
+    /// True when the level has no `options`.
+    pub(crate) no_options: bool,
+    /// A hash of its interpolated `options`.
+    pub(crate) options_hash: u64,
+    /// Which of its locations define which root keys ([`LevelIndex`]), built on first use.
+    pub(crate) index: std::sync::OnceLock<Arc<LevelIndex>>,
+}
+
+/// The locations of a level as a lookup's data signature sees them: those that always count
+/// (see [`quiet_location`]) and the others by the root keys they define, each with the
+/// identity of the text read.
+#[derive(Debug, Default)]
+pub(crate) struct LevelIndex {
+    pub always: Vec<(u32, usize)>,
+    pub by_key: super::vfs::FastMap<Value, Vec<(u32, usize)>>,
+}
+
+impl ResolvedLevel {
+    pub(crate) fn index(&self, eng: &Engine) -> &LevelIndex {
+        self.index.get_or_init(|| {
+            let mut ix = LevelIndex::default();
+            for (i, loc) in self.locations.iter().flatten().enumerate() {
+                let i = i as u32;
+                if loc.is_uri {
+                    ix.always.push((i, 0));
+                    continue;
+                }
+                if !loc.exists {
+                    continue;
+                }
+                match quiet_location(eng, self, &loc.location) {
+                    Err(id) => ix.always.push((i, id)),
+                    Ok((id, h)) => {
+                        for k in h.keys() {
+                            ix.by_key.entry(k.clone()).or_default().push((i, id));
+                        }
+                    }
+                }
+            }
+            Arc::new(ix)
+        })
+    }
 }
 
 /// A resolved location of a level.
@@ -2641,6 +2699,43 @@ pub(crate) fn defining_layers_in(
         }
     }
     out
+}
+
+/// How a location of `level` (an existing file, not a URI) enters a lookup's data signature:
+/// `Ok` with the data Hash when the location can be left out of the signature of a lookup
+/// whose keys it does not define, because reading it then has no effect at all on that lookup;
+/// `Err` when it always counts. With the identity of the text read (0 when none).
+///
+/// Left out: the built-in readers (`yaml_data`, `json_data`, `hocon_data` without options,
+/// which Puppet rejects, and `eyaml_lookup_key`, which decrypts only a value it finds) of the
+/// global and environment layers, when the file reads as a Hash. Always counted: a module's
+/// data (its keys outside the module's namespace make Puppet warn, §2.4), a file that does not
+/// parse or is not a Hash (Puppet fails or warns whatever the key), any other backend.
+pub(crate) fn quiet_location(
+    eng: &Engine,
+    level: &ResolvedLevel,
+    location: &str,
+) -> Result<(usize, Arc<Hash>), usize> {
+    let format = match (level.function_kind, level.function.as_str()) {
+        _ if matches!(level.layer, Place::Module(_)) => None,
+        (FunctionKind::DataHash, "yaml_data") if level.no_options => Some(Format::Yaml),
+        (FunctionKind::DataHash, "json_data") if level.no_options => Some(Format::Json),
+        (FunctionKind::DataHash, "hocon_data") if level.no_options => Some(Format::Hocon),
+        (FunctionKind::LookupKey, "eyaml_lookup_key") => Some(Format::Yaml),
+        _ => None,
+    };
+    let path = std::path::Path::new(location);
+    let Some(format) = format else {
+        return Err(eng.vfs.read(path).map_or(0, |f| Arc::as_ptr(&f) as usize));
+    };
+    let Some(f) = eng.files.load(&*eng.vfs, path, format) else {
+        return Err(0);
+    };
+    let id = Arc::as_ptr(&f.source) as usize;
+    match &f.loaded {
+        Ok(Value::Hash(h)) => Ok((id, h.clone())),
+        _ => Err(id),
+    }
 }
 
 /// The format a built-in data function reads its files in.

@@ -172,7 +172,24 @@ pub struct Engine {
     results: std::sync::RwLock<vfs::FastMap<(u64, u64), Vec<CachedOutcome>>>,
     /// Hierarchy levels resolved by any session, with the scope reads they depend on.
     pub(crate) levels: levels::LevelCache,
+    /// Outcomes shared across hierarchies: by request, then by the keys the lookup read and
+    /// the signature of the data defining them ([`Session::data_signature`]).
+    by_data: std::sync::RwLock<vfs::FastMap<u64, Vec<DataVariants>>>,
+    /// The file system's [`Vfs::generation`] the two caches above were filled in.
+    generation: std::sync::atomic::AtomicU64,
 }
+
+/// Outcomes of one request whose lookups read the same keys, by data signature.
+struct DataVariants {
+    keys: Vec<(Arc<str>, Option<String>)>,
+    by_signature: vfs::FastMap<u64, Vec<CachedOutcome>>,
+    count: usize,
+}
+
+/// Bounds on the cross-hierarchy cache, per request: distinct key lists, and outcomes per list
+/// (a key defined in every node's own file has one outcome per node).
+const MAX_KEY_LISTS: usize = 8;
+const MAX_DATA_VARIANTS: usize = 1 << 14;
 
 /// A lookup outcome and the scope reads it depends on.
 struct CachedOutcome {
@@ -198,6 +215,8 @@ impl Engine {
             limits: Limits::default(),
             results: std::sync::RwLock::new(Default::default()),
             levels: levels::LevelCache::default(),
+            by_data: std::sync::RwLock::new(Default::default()),
+            generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -246,17 +265,54 @@ impl Engine {
             r.clear();
         }
         self.levels.clear();
+        if let Ok(mut r) = self.by_data.write() {
+            r.clear();
+        }
+    }
+
+    /// Drops the resolved levels and the outcomes shared across hierarchies when the file
+    /// system changed under the engine (an editor overlay): they hold what files existed and
+    /// what they defined. (Outcomes shared by fingerprint stay: the fingerprint covers the
+    /// identity of every file read.)
+    fn sync_generation(&self) {
+        use std::sync::atomic::Ordering;
+        let now = self.vfs.generation();
+        if self.generation.load(Ordering::SeqCst) != now {
+            self.levels.clear();
+            if let Ok(mut r) = self.by_data.write() {
+                r.clear();
+            }
+            self.generation.store(now, Ordering::SeqCst);
+        }
     }
 
     /// A session for one node (what Puppet keeps per compile).
     pub fn session(&self, scope: Arc<Scope>) -> Session<'_> {
+        self.sync_generation();
         Session {
             engine: self,
             scope,
             state: lookup::State::default(),
             results: std::cell::RefCell::new(Default::default()),
             fingerprint: std::cell::OnceCell::new(),
+            hierarchy: std::cell::OnceCell::new(),
         }
+    }
+
+    /// [`Engine::session`] for a scope whose resolved hierarchy and its fingerprint are already
+    /// known (the analysis keeps each group's): lookups neither resolve it again to find their place in
+    /// the shared caches nor to compute their data signature.
+    pub fn session_with_hierarchy(
+        &self,
+        scope: Arc<Scope>,
+        hierarchy: Arc<ResolvedHierarchy>,
+        fingerprint: u64,
+    ) -> Session<'_> {
+        debug_assert_eq!(fingerprint, hierarchy.fingerprint());
+        let s = self.session(scope);
+        let _ = s.fingerprint.set(fingerprint);
+        let _ = s.hierarchy.set(hierarchy);
+        s
     }
 
     /// [`Engine::session`] for a scope whose hierarchy fingerprint is already known
@@ -433,6 +489,8 @@ pub struct Session<'e> {
     results: std::cell::RefCell<vfs::FastMap<u64, Vec<(ResultKey, LookupOutcome)>>>,
     /// The resolved hierarchy's fingerprint (computed on the first lookup).
     fingerprint: std::cell::OnceCell<u64>,
+    /// The hierarchy resolved in a state of its own (for fingerprints and data signatures).
+    hierarchy: std::cell::OnceCell<Arc<ResolvedHierarchy>>,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -593,12 +651,14 @@ impl Session<'_> {
         }
         // Resolved in a state of its own, so that the session's first use of each layer (and
         // the warnings Puppet logs then) happens when a lookup reaches it, as in Puppet.
-        let fp = *self.fingerprint.get_or_init(|| {
-            let st = lookup::State::default();
-            self.resolve_with(&st).fingerprint()
-        });
+        let fp = *self
+            .fingerprint
+            .get_or_init(|| self.hierarchy().fingerprint());
         let shared_key = (fp, h);
         if let Some(o) = self.shared_hit(&shared_key, req) {
+            return o;
+        }
+        if let Some(o) = self.data_hit(h, req) {
             return o;
         }
         let rk = ResultKey {
@@ -606,8 +666,39 @@ impl Session<'_> {
             merge: req.merge.clone(),
             default: req.default.clone(),
         };
-        let (o, mut reads) = self.lookup_tracked(req);
+        let (o, mut reads, mut keys) = self.lookup_tracked(req);
         reads.extend(self.state.lopts_reads.borrow().iter().cloned());
+        keys.sort();
+        keys.dedup();
+        let signature = self.data_signature(&keys);
+        if let Ok(mut m) = self.engine.by_data.write() {
+            let lists = m.entry(h).or_default();
+            let slot = match lists.iter().position(|l| l.keys == keys) {
+                Some(i) => Some(i),
+                None if lists.len() < MAX_KEY_LISTS => {
+                    lists.push(DataVariants {
+                        keys,
+                        by_signature: Default::default(),
+                        count: 0,
+                    });
+                    Some(lists.len() - 1)
+                }
+                None => None,
+            };
+            if let Some(l) = slot.map(|i| &mut lists[i]) {
+                if l.count < MAX_DATA_VARIANTS {
+                    l.count += 1;
+                    l.by_signature
+                        .entry(signature)
+                        .or_default()
+                        .push(CachedOutcome {
+                            request: rk.clone(),
+                            reads: reads.clone(),
+                            outcome: o.clone(),
+                        });
+                }
+            }
+        }
         if let Ok(mut m) = self.engine.results.write() {
             let v = m.entry(shared_key).or_default();
             if v.len() < MAX_VARIANTS {
@@ -646,10 +737,112 @@ impl Session<'_> {
     fn lookup_tracked(
         &self,
         req: &LookupRequest,
-    ) -> (LookupOutcome, Vec<(Arc<str>, lookup::Probe)>) {
+    ) -> (
+        LookupOutcome,
+        Vec<(Arc<str>, lookup::Probe)>,
+        Vec<(Arc<str>, Option<String>)>,
+    ) {
         let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, req.explain);
         let o = self.run(&cx, req);
-        (o, cx.reads.take())
+        (o, cx.reads.take(), cx.keys.take())
+    }
+
+    /// The hierarchy resolved for this session's scope, in a state of its own (so that the
+    /// session's first use of each layer, and the warnings Puppet logs then, still happens
+    /// when a lookup reaches it, as in Puppet).
+    fn hierarchy(&self) -> &Arc<ResolvedHierarchy> {
+        self.hierarchy.get_or_init(|| {
+            let st = lookup::State::default();
+            Arc::new(self.resolve_with(&st))
+        })
+    }
+
+    /// What a lookup that read `keys` can depend on in this session's data: the data files
+    /// that define one of those keys (or `lookup_options`), in lookup order, with the levels
+    /// that read them; every other file of the layers consulted that a lookup cannot skip
+    /// silently (a module's data, a file that does not parse or is not a Hash, a custom
+    /// backend; [`lookup::quiet_location`]); the errors of those layers and the warnings of
+    /// the hierarchy's resolution. Two sessions with the same signature for a lookup's keys,
+    /// and the same answers to the scope reads it made, get the same outcome for it: the
+    /// files left out answer "not found" to every key the lookup reads, whoever reads them.
+    fn data_signature(&self, keys: &[(Arc<str>, Option<String>)]) -> u64 {
+        use std::hash::{Hash as _, Hasher};
+        let h = self.hierarchy();
+        let mut modules: Vec<&str> = keys.iter().filter_map(|(_, m)| m.as_deref()).collect();
+        modules.sort_unstable();
+        modules.dedup();
+        let consulted = |p: &Place| match p {
+            Place::Module(m) => modules.binary_search(&m.as_str()).is_ok(),
+            _ => true,
+        };
+        let mut wanted: Vec<Value> = keys.iter().map(|(k, _)| Value::string(&**k)).collect();
+        wanted.push(Value::string(lookup::LOOKUP_OPTIONS));
+        let mut hs = vfs::Fnv::default();
+        for lv in &h.levels {
+            if !consulted(&lv.layer) {
+                continue;
+            }
+            let write_level = |hs: &mut vfs::Fnv| {
+                lv.layer.hash(hs);
+                lv.name.hash(hs);
+                lv.function_kind.hash(hs);
+                lv.function.hash(hs);
+                lv.default_hierarchy.hash(hs);
+                lv.options_hash.hash(hs);
+            };
+            let Some(locations) = &lv.locations else {
+                write_level(&mut hs);
+                continue;
+            };
+            let index = lv.index(self.engine);
+            let mut picks: Vec<(u32, usize)> = index.always.clone();
+            for k in &wanted {
+                if let Some(v) = index.by_key.get(k) {
+                    picks.extend_from_slice(v);
+                }
+            }
+            if picks.is_empty() {
+                continue;
+            }
+            picks.sort_unstable();
+            picks.dedup();
+            write_level(&mut hs);
+            for (i, id) in picks {
+                let loc = &locations[i as usize];
+                loc.location.hash(&mut hs);
+                loc.is_uri.hash(&mut hs);
+                id.hash(&mut hs);
+            }
+        }
+        for (p, e) in &h.errors {
+            if consulted(p) {
+                p.hash(&mut hs);
+                e.message.hash(&mut hs);
+            }
+        }
+        h.warnings.hash(&mut hs);
+        hs.finish()
+    }
+
+    /// An outcome computed in a session whose data and scope answer the same for everything
+    /// the lookup read ([`Session::data_signature`]).
+    fn data_hit(&self, h: u64, req: &LookupRequest) -> Option<LookupOutcome> {
+        let m = self.engine.by_data.read().ok()?;
+        for list in m.get(&h)? {
+            let signature = self.data_signature(&list.keys);
+            let Some(variants) = list.by_signature.get(&signature) else {
+                continue;
+            };
+            if let Some(c) = variants.iter().find(|c| {
+                c.request.matches(req)
+                    && c.reads
+                        .iter()
+                        .all(|(expr, got)| lookup::probe(&self.scope, expr) == *got)
+            }) {
+                return Some(c.outcome.clone());
+            }
+        }
+        None
     }
 
     fn lookup_uncached(&self, req: &LookupRequest) -> LookupOutcome {

@@ -39,6 +39,14 @@ pub trait Vfs: Send + Sync {
     fn is_symlink(&self, _path: &Path) -> bool {
         false
     }
+
+    /// A number that changes whenever the answers above may have changed (an overlay set or
+    /// cleared, cached reads forgotten). The engine drops what it derived from the file system
+    /// (resolved levels, shared outcomes) when it changes. A file system that never changes
+    /// under an engine keeps the default.
+    fn generation(&self) -> u64 {
+        0
+    }
 }
 
 type DirEntries = Vec<(String, bool)>;
@@ -76,6 +84,8 @@ pub struct FsVfs {
     dirs: RwLock<FastMap<PathBuf, Option<Arc<DirEntries>>>>,
     /// `stat` results: (exists, is a directory).
     stats: RwLock<FastMap<PathBuf, Stat>>,
+    /// Bumped by every change of the overlay and every invalidation ([`Vfs::generation`]).
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl FsVfs {
@@ -90,16 +100,24 @@ impl FsVfs {
         if let Ok(mut o) = self.overlay.write() {
             o.insert(path, file);
         }
+        self.bump();
+    }
+
+    fn bump(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     pub fn clear_overlay(&self, path: &Path) {
         if let Ok(mut o) = self.overlay.write() {
             o.remove(path);
         }
+        self.bump();
     }
 
     /// Forgets cached reads (after files changed on disk).
     pub fn invalidate(&self, path: Option<&Path>) {
+        self.bump();
         if let (Ok(mut c), Ok(mut d), Ok(mut st)) =
             (self.cache.write(), self.dirs.write(), self.stats.write())
         {
@@ -150,6 +168,10 @@ struct Stat {
 }
 
 impl Vfs for FsVfs {
+    fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     fn read(&self, path: &Path) -> Option<Arc<SourceFile>> {
         if let Some(f) = self.overlay.read().ok().and_then(|o| o.get(path).cloned()) {
             return Some(f);

@@ -1,0 +1,185 @@
+//! The engine's caches shared between sessions (resolved levels, outcomes by hierarchy and by
+//! data signature) are invisible: every lookup made through one engine shared by many nodes,
+//! in any order, gives exactly what a fresh engine gives for that node alone (value, error,
+//! warnings, provenance). The environment is built to trip a signature that leaves out too
+//! much: node files that are not a Hash (Puppet warns whatever the key), that do not parse
+//! (Puppet fails whatever the key), that define a key others take from common, that interpolate
+//! variables and other keys, module data with keys outside the namespace, and lookup_options in
+//! node files.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use hieralint::engine::{
+    Engine, EngineOptions, EnvironmentSpec, LookupRequest, PuppetVersion, Scope, Trusted,
+};
+use hieralint::value::{Hash, Value};
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn environment(root: &Path) {
+    write(
+        root,
+        "hiera.yaml",
+        "---\nversion: 5\ndefaults:\n  datadir: data\n  data_hash: yaml_data\nhierarchy:\n  - name: node\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: role\n    path: \"roles/%{facts.role}.yaml\"\n  - name: teams\n    glob: \"teams/*.yaml\"\n  - name: common\n    path: common.yaml\n",
+    );
+    write(
+        root,
+        "data/common.yaml",
+        "---\nshared: common\ngreeting: \"hi %{trusted.certname} as %{facts.role}\"\nvia: \"%{lookup('node_key')}\"\nmerged:\n  y: common\nlist: [common]\nalias_of: \"%{alias('merged')}\"\nlookup_options:\n  merged:\n    merge: deep\n",
+    );
+    write(root, "data/teams/ops.yaml", "---\nteam: ops\nlist: [ops]\n");
+    write(root, "data/teams/dev.yaml", "---\nteam_dev: dev\n");
+    write(
+        root,
+        "data/roles/web.yaml",
+        "---\nrole_key: web\nshared: web\n",
+    );
+    write(root, "data/roles/db.yaml", "- not\n- a hash\n");
+    write(
+        root,
+        "data/nodes/a.yaml",
+        "---\nnode_key: a\nshared: from-a\nmerged:\n  x: a\n",
+    );
+    write(root, "data/nodes/b.yaml", "- a list, not a hash\n");
+    write(root, "data/nodes/c.yaml", "---\nkey: [unclosed\n");
+    write(
+        root,
+        "data/nodes/d.yaml",
+        "---\nlookup_options:\n  list:\n    merge: unique\nlist: [d]\nvia: \"%{facts.missing}\"\n",
+    );
+    write(
+        root,
+        "data/nodes/e.yaml",
+        "---\nnode_key: \"%{lookup('via')}\"\n",
+    );
+    write(
+        root,
+        "modules/mymod/hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+    );
+    write(
+        root,
+        "modules/mymod/data/common.yaml",
+        "---\nmymod::port: 80\nnot_namespaced: 1\n",
+    );
+}
+
+fn scope(cert: &str, role: &str) -> Scope {
+    let mut facts = Hash::default();
+    facts.insert(Value::string("role"), Value::string(role));
+    let trusted = Trusted {
+        certname: Some(cert.into()),
+        ..Default::default()
+    };
+    Scope::for_node(&facts, &trusted, None, "production")
+}
+
+fn engine(root: &Path, puppet: PuppetVersion) -> Engine {
+    Engine::on_disk(
+        EnvironmentSpec::standalone(root, "production"),
+        EngineOptions::for_puppet(puppet),
+    )
+}
+
+fn describe(o: &hieralint::engine::LookupOutcome) -> String {
+    let files: Vec<String> = o
+        .provenance
+        .iter()
+        .map(|p| p.file.path.display().to_string())
+        .collect();
+    format!("{:?} | {:?} | {:?}", o.result, o.warnings, files)
+}
+
+const KEYS: &[&str] = &[
+    "shared",
+    "greeting",
+    "via",
+    "merged",
+    "list",
+    "alias_of",
+    "team",
+    "team_dev",
+    "role_key",
+    "node_key",
+    "nope",
+    "mymod::port",
+    "mymod::nope",
+];
+
+#[test]
+fn shared_engine_answers_as_fresh_engines() {
+    let dir = tempdir();
+    environment(&dir);
+    let nodes: Vec<(&str, &str)> = vec![
+        ("a", "web"),
+        ("b", "web"),
+        ("c", "web"),
+        ("d", "db"),
+        ("e", "web"),
+        ("f", "web"),
+        ("g", "db"),
+        ("a", "db"),
+    ];
+    for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
+        let mut expected = Vec::new();
+        for (cert, role) in &nodes {
+            for key in KEYS {
+                let fresh = engine(&dir, puppet);
+                let o = fresh
+                    .session(Arc::new(scope(cert, role)))
+                    .lookup(&LookupRequest::new(key));
+                expected.push(((*cert, *role, *key), describe(&o)));
+            }
+        }
+        // One engine, a session per lookup, in three orders: by node, by key, reversed.
+        let orders: Vec<Vec<usize>> = {
+            let n = expected.len();
+            let by_node: Vec<usize> = (0..n).collect();
+            let mut by_key: Vec<usize> = (0..n).collect();
+            by_key.sort_by_key(|&i| (i % KEYS.len(), i));
+            let rev: Vec<usize> = (0..n).rev().collect();
+            vec![by_node, by_key, rev]
+        };
+        for order in orders {
+            let shared = engine(&dir, puppet);
+            for i in order {
+                let ((cert, role, key), want) = &expected[i];
+                let got = describe(
+                    &shared
+                        .session(Arc::new(scope(cert, role)))
+                        .lookup(&LookupRequest::new(key)),
+                );
+                assert_eq!(
+                    &got, want,
+                    "{puppet:?}: {key} for {cert} ({role}) through a shared engine"
+                );
+            }
+        }
+    }
+    // The environment does exercise the cases: a key from common for most nodes, a node's own
+    // value, a node file that breaks every lookup reaching it, and one that only warns.
+    let e = engine(&dir, PuppetVersion::V7);
+    let get = |c: &str, k: &str| {
+        describe(
+            &e.session(Arc::new(scope(c, "web")))
+                .lookup(&LookupRequest::new(k)),
+        )
+    };
+    assert!(get("f", "shared").contains("\"web\""));
+    assert!(get("a", "shared").contains("from-a"));
+    assert!(get("c", "shared").contains("Error"));
+    assert!(get("b", "shared").contains("does not contain a valid yaml hash"));
+}
+
+/// A scratch directory under the target directory (removed at the start of the next run).
+fn tempdir() -> std::path::PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("engine_shared");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
