@@ -69,7 +69,7 @@ pub struct Analysis {
 /// The engine reads the project's files (the same `SourceFile`s the diagnostics point into,
 /// including unsaved buffers) and falls back to the disk for anything else.
 /// The project's files by path: their text and the document the scanner parsed.
-type ProjectFiles = HashMap<PathBuf, (Arc<SourceFile>, Arc<Document>)>;
+type ProjectFiles = crate::engine::vfs::FastMap<PathBuf, (Arc<SourceFile>, Arc<Document>)>;
 
 /// The project's parsed documents are handed to the engine too, so that no data file is parsed
 /// twice.

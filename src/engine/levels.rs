@@ -59,7 +59,7 @@ pub(crate) struct LevelCache {
     map: RwLock<FastMap<LevelId, Variants>>,
 }
 
-fn hash_probes<'a>(probes: impl Iterator<Item = &'a Probe>) -> u64 {
+pub(crate) fn hash_probes<'a>(probes: impl Iterator<Item = &'a Probe>) -> u64 {
     let mut h = Fnv::default();
     for p in probes {
         match p {

@@ -1237,6 +1237,7 @@ impl<'a> Cx<'a> {
         };
         let level = Arc::new(ResolvedLevel {
             index: std::sync::OnceLock::new(),
+            source_ids: std::sync::OnceLock::new(),
             no_options: options.is_empty(),
             options_hash,
             layer: place.clone(),
@@ -2506,6 +2507,8 @@ pub struct ResolvedLevel {
     pub(crate) options_hash: u64,
     /// Which of its locations define which root keys ([`LevelIndex`]), built on first use.
     pub(crate) index: std::sync::OnceLock<Arc<LevelIndex>>,
+    /// The identity of the text of each existing file location, for hierarchy fingerprints.
+    pub(crate) source_ids: std::sync::OnceLock<Vec<usize>>,
 }
 
 /// The locations of a level as a lookup's data signature sees them: those that always count
@@ -2518,6 +2521,23 @@ pub(crate) struct LevelIndex {
 }
 
 impl ResolvedLevel {
+    /// The identity of the text of each existing file location, read once per level (a level
+    /// is shared by every session that resolves it alike).
+    pub(crate) fn source_ids(&self, eng: &Engine) -> &[usize] {
+        self.source_ids.get_or_init(|| {
+            self.locations
+                .iter()
+                .flatten()
+                .filter(|l| l.exists && !l.is_uri)
+                .map(|l| {
+                    eng.vfs
+                        .read(std::path::Path::new(&l.location))
+                        .map_or(0, |f| Arc::as_ptr(&f) as usize)
+                })
+                .collect()
+        })
+    }
+
     pub(crate) fn index(&self, eng: &Engine) -> &LevelIndex {
         self.index.get_or_init(|| {
             let mut ix = LevelIndex::default();

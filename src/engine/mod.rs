@@ -182,8 +182,52 @@ pub struct Engine {
 /// Outcomes of one request whose lookups read the same keys, by data signature.
 struct DataVariants {
     keys: Vec<(Arc<str>, Option<String>)>,
-    by_signature: vfs::FastMap<u64, Vec<CachedOutcome>>,
+    by_signature: vfs::FastMap<u64, ByReads>,
     count: usize,
+}
+
+/// Outcomes with the same data signature, by the scope expressions their lookups read and then
+/// by a hash of what reading them gave: finding one costs a probe per expression, not a probe
+/// per cached outcome (thousands of data-implied nodes read `trusted.certname` in common data).
+#[derive(Default)]
+struct ByReads {
+    lists: Vec<(Vec<Arc<str>>, vfs::FastMap<u64, Vec<CachedOutcome>>)>,
+}
+
+/// Most distinct lists of scope expressions per data signature.
+const MAX_READ_LISTS: usize = 16;
+
+impl ByReads {
+    fn find(&self, scope: &Scope, req: &LookupRequest) -> Option<&CachedOutcome> {
+        for (exprs, by_hash) in &self.lists {
+            let probes: Vec<lookup::Probe> =
+                exprs.iter().map(|e| lookup::probe(scope, e)).collect();
+            let Some(candidates) = by_hash.get(&levels::hash_probes(probes.iter())) else {
+                continue;
+            };
+            if let Some(c) = candidates.iter().find(|c| {
+                c.request.matches(req) && c.reads.iter().map(|(_, p)| p).eq(probes.iter())
+            }) {
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    fn insert(&mut self, c: CachedOutcome) -> bool {
+        let exprs: Vec<Arc<str>> = c.reads.iter().map(|(e, _)| e.clone()).collect();
+        let slot = match self.lists.iter().position(|(e, _)| *e == exprs) {
+            Some(i) => i,
+            None if self.lists.len() < MAX_READ_LISTS => {
+                self.lists.push((exprs, Default::default()));
+                self.lists.len() - 1
+            }
+            None => return false,
+        };
+        let h = levels::hash_probes(c.reads.iter().map(|(_, p)| p));
+        self.lists[slot].1.entry(h).or_default().push(c);
+        true
+    }
 }
 
 /// Bounds on the cross-hierarchy cache, per request: distinct key lists, and outcomes per list
@@ -574,12 +618,7 @@ impl Session<'_> {
                     configs.push(c);
                 }
             }
-            for loc in l.locations.iter().flatten() {
-                if loc.exists && !loc.is_uri {
-                    let f = self.engine.vfs.read(Path::new(&loc.location));
-                    sources.push(f.map_or(0, |f| Arc::as_ptr(&f) as usize));
-                }
-            }
+            sources.extend_from_slice(l.source_ids(self.engine));
         }
         for c in configs {
             let f = self.engine.vfs.read(c);
@@ -686,16 +725,17 @@ impl Session<'_> {
                 None => None,
             };
             if let Some(l) = slot.map(|i| &mut lists[i]) {
-                if l.count < MAX_DATA_VARIANTS {
-                    l.count += 1;
-                    l.by_signature
+                if l.count < MAX_DATA_VARIANTS
+                    && l.by_signature
                         .entry(signature)
                         .or_default()
-                        .push(CachedOutcome {
+                        .insert(CachedOutcome {
                             request: rk.clone(),
                             reads: reads.clone(),
                             outcome: o.clone(),
-                        });
+                        })
+                {
+                    l.count += 1;
                 }
             }
         }
@@ -833,12 +873,7 @@ impl Session<'_> {
             let Some(variants) = list.by_signature.get(&signature) else {
                 continue;
             };
-            if let Some(c) = variants.iter().find(|c| {
-                c.request.matches(req)
-                    && c.reads
-                        .iter()
-                        .all(|(expr, got)| lookup::probe(&self.scope, expr) == *got)
-            }) {
+            if let Some(c) = variants.find(&self.scope, req) {
                 return Some(c.outcome.clone());
             }
         }

@@ -74,7 +74,9 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
-pub type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+/// The engine's hash maps: foldhash's fixed-seed hasher (keys are the repository's own paths
+/// and data; Fnv's byte-at-a-time loop and SipHash were both measurable on long paths).
+pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// The real file system, with reads cached and an overlay of in-memory buffers.
 #[derive(Default)]
