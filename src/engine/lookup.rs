@@ -1238,6 +1238,7 @@ impl<'a> Cx<'a> {
         let level = Arc::new(ResolvedLevel {
             index: std::sync::OnceLock::new(),
             source_ids: std::sync::OnceLock::new(),
+            defined: std::sync::OnceLock::new(),
             no_options: options.is_empty(),
             options_hash,
             layer: place.clone(),
@@ -2509,6 +2510,8 @@ pub struct ResolvedLevel {
     pub(crate) index: std::sync::OnceLock<Arc<LevelIndex>>,
     /// The identity of the text of each existing file location, for hierarchy fingerprints.
     pub(crate) source_ids: std::sync::OnceLock<Vec<usize>>,
+    /// For a built-in data level: how many of its files define each root key.
+    pub(crate) defined: std::sync::OnceLock<super::vfs::FastMap<Value, u32>>,
 }
 
 /// The locations of a level as a lookup's data signature sees them: those that always count
@@ -2521,6 +2524,36 @@ pub(crate) struct LevelIndex {
 }
 
 impl ResolvedLevel {
+    /// How many of the level's existing files define each root key, as
+    /// [`Cx::defining_layers`] counts them (built-in data functions; root maps only), built
+    /// once per level.
+    pub(crate) fn defined(&self, eng: &Engine) -> &super::vfs::FastMap<Value, u32> {
+        self.defined.get_or_init(|| {
+            let mut out = super::vfs::FastMap::default();
+            let Some(format) = data_format(&self.function) else {
+                return out;
+            };
+            for loc in self.locations.iter().flatten() {
+                if loc.is_uri || !loc.exists {
+                    continue;
+                }
+                let Some(f) =
+                    eng.files
+                        .load(&*eng.vfs, std::path::Path::new(&loc.location), format)
+                else {
+                    continue;
+                };
+                if f.doc.root.as_ref().and_then(|r| r.as_map()).is_none() {
+                    continue;
+                }
+                for k in f.entries.keys() {
+                    *out.entry(k.clone()).or_insert(0) += 1;
+                }
+            }
+            out
+        })
+    }
+
     /// The identity of the text of each existing file location, read once per level (a level
     /// is shared by every session that resolves it alike).
     pub(crate) fn source_ids(&self, eng: &Engine) -> &[usize] {
@@ -2756,6 +2789,45 @@ pub(crate) fn quiet_location(
         Ok(Value::Hash(h)) => Ok((id, h.clone())),
         _ => Err(id),
     }
+}
+
+/// For each of `keys` (root keys), whether a file of `levels` defines it where a lookup of it
+/// can find it: the global and environment layers, or the module the key's namespace names
+/// (a lookup is routed only to the module its key names, §2.3). [`defining_layers_in`] filtered by that
+/// visibility, without visiting the levels of other modules or loading any file twice.
+pub(crate) fn visibly_defined(
+    eng: &Engine,
+    levels: &[Arc<ResolvedLevel>],
+    keys: &[&str],
+) -> Vec<bool> {
+    let wanted: Vec<Value> = keys.iter().map(|k| Value::string(*k)).collect();
+    let mut by_module: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, k) in keys.iter().enumerate() {
+        if let Some((ns, _)) = k.split_once("::") {
+            by_module.entry(ns).or_default().push(i);
+        }
+    }
+    let all: Vec<usize> = (0..keys.len()).collect();
+    let mut out = vec![false; keys.len()];
+    for lv in levels {
+        let candidates: &[usize] = match &lv.layer {
+            Place::Module(m) => match by_module.get(m.as_str()) {
+                Some(v) => v,
+                None => continue,
+            },
+            _ => &all,
+        };
+        if candidates.iter().all(|&i| out[i]) {
+            continue;
+        }
+        let defined = lv.defined(eng);
+        for &i in candidates {
+            if !out[i] && defined.contains_key(&wanted[i]) {
+                out[i] = true;
+            }
+        }
+    }
+    out
 }
 
 /// The format a built-in data function reads its files in.

@@ -649,6 +649,12 @@ impl Session<'_> {
         lookup::defining_layers_in(self.engine, &hierarchy.levels, keys)
     }
 
+    /// For each of `keys` (root keys), whether a data file of `hierarchy` (resolved for this
+    /// session's scope) defines it in a layer a lookup of it consults: the global and
+    /// environment layers, or the module its namespace names.
+    pub fn visibly_defined_in(&self, hierarchy: &ResolvedHierarchy, keys: &[&str]) -> Vec<bool> {
+        lookup::visibly_defined(self.engine, &hierarchy.levels, keys)
+    }
     /// The root keys defined in every existing data file the hierarchies reach, with spans.
     pub fn all_keys(&self) -> Vec<KeyDefinition> {
         let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);

@@ -63,16 +63,6 @@ fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis) -> Vec<KeyToken<'a>> 
     out
 }
 
-/// Whether a root key defined in a file of `layer` is one the group's lookups can find: keys of
-/// the global and environment layers, and module keys in their own module's namespace (a
-/// lookup is routed only to the module its key names, reference §2.3).
-fn visible(key: &str, layer: &crate::engine::Place) -> bool {
-    match layer {
-        crate::engine::Place::Module(m) => key.split_once("::").is_some_and(|(ns, _)| ns == m),
-        _ => true,
-    }
-}
-
 /// The root key of a lookup key (`a.b` → `a`).
 fn root_of(key: &str) -> Option<String> {
     match split_key(key).ok()?.into_iter().next()? {
@@ -193,8 +183,8 @@ impl Rule for InterpolatedKeyNotFound {
                         .collect();
                     let defined: BTreeSet<&str> = plain
                         .iter()
-                        .zip(session.defining_layers_in(&env.groups[g].hierarchy, &plain))
-                        .filter(|(k, layers)| layers.iter().any(|l| visible(k, l)))
+                        .zip(session.visibly_defined_in(&env.groups[g].hierarchy, &plain))
+                        .filter(|(_, visible)| *visible)
                         .map(|(k, _)| *k)
                         .collect();
                     keys.into_iter()
