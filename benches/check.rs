@@ -333,6 +333,10 @@ fn run_all<M: Measurement>(c: &mut Criterion<M>, prefix: &str) {
     lookups(c, prefix);
 }
 
+// The allocator the hieralint binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     if std::env::var_os("HIERALINT_BENCH_CPU").is_some_and(|v| !v.is_empty() && v != "0") {
         let mut c = Criterion::default()

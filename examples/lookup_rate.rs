@@ -42,6 +42,10 @@ struct Pairs {
     keys: Vec<String>,
 }
 
+// The allocator the hieralint binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let real = std::env::args()
         .nth(1)
