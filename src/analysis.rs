@@ -511,7 +511,7 @@ pub fn files_read(group: &Group) -> Vec<PathBuf> {
 }
 
 /// The paths in order, each at its first place only; linear.
-fn once_each(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+pub(crate) fn once_each(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
     let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     paths.filter(|p| seen.insert(p.clone())).collect()
 }

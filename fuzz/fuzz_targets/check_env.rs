@@ -15,7 +15,6 @@ use hieralint::limits::Limits;
 use hieralint::value::Value;
 use hieralint_fuzz::env::Env;
 use hieralint_fuzz::invariants::check_span;
-use indexmap::IndexMap;
 use libfuzzer_sys::fuzz_target;
 
 /// A per-process scratch directory on tmpfs (`/dev/shm` when present).
@@ -32,7 +31,7 @@ fn scratch() -> &'static PathBuf {
 }
 
 fn scope() -> Scope {
-    let facts: IndexMap<Value, Value> = [
+    let facts: hieralint::value::Hash = [
         (
             "os",
             Value::hash(

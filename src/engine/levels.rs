@@ -37,13 +37,16 @@ pub(crate) struct CachedLevel {
     pub result: Result<Option<ResolvedEntry>, LookupError>,
 }
 
+/// Resolutions that read the same expressions, by a hash of what reading them gave.
+type ByProbes = FastMap<u64, Vec<Arc<CachedLevel>>>;
+
 /// The resolutions of one level, by the expressions they read and then by a hash of what
 /// reading them gave, so that finding one costs a probe per expression, whatever the number of
 /// nodes.
 struct Variants {
     /// Held so that the configuration's address cannot be reused while its levels are cached.
     _config: Arc<LayerConfig>,
-    by_reads: Vec<(Vec<Arc<str>>, FastMap<u64, Vec<Arc<CachedLevel>>>)>,
+    by_reads: Vec<(Vec<Arc<str>>, ByProbes)>,
     count: usize,
 }
 

@@ -191,8 +191,11 @@ struct DataVariants {
 /// per cached outcome (thousands of data-implied nodes read `trusted.certname` in common data).
 #[derive(Default)]
 struct ByReads {
-    lists: Vec<(Vec<Arc<str>>, vfs::FastMap<u64, Vec<CachedOutcome>>)>,
+    lists: Vec<(Vec<Arc<str>>, OutcomesByProbes)>,
 }
+
+/// Outcomes whose lookups read the same expressions, by a hash of what reading them gave.
+type OutcomesByProbes = vfs::FastMap<u64, Vec<CachedOutcome>>;
 
 /// Most distinct lists of scope expressions per data signature.
 const MAX_READ_LISTS: usize = 16;

@@ -239,13 +239,13 @@ mod tests {
         let p = |i: usize| PathBuf::from(format!("/srv/data/nodes/n{i}.yaml"));
         // 200,000 paths (a glob's 100,000 results, each twice): a linear search took minutes.
         let start = std::time::Instant::now();
-        let got = super::once_each((0..100_000).chain(0..100_000).map(p));
+        let got = crate::analysis::once_each((0..100_000).chain(0..100_000).map(p));
         assert!(start.elapsed() < std::time::Duration::from_secs(10));
         assert_eq!(got.len(), 100_000);
         assert_eq!(got[0], p(0));
         assert_eq!(got[99_999], p(99_999));
         assert_eq!(
-            super::once_each([p(2), p(1), p(2), p(3), p(1)].into_iter()),
+            crate::analysis::once_each([p(2), p(1), p(2), p(3), p(1)].into_iter()),
             vec![p(2), p(1), p(3)]
         );
     }

@@ -422,7 +422,7 @@ impl Rule for InterpolationLoop {
             for (hops, (groups, message)) in &by_hops {
                 sink.report(report_cycle(env, &edges, hops, groups, message));
             }
-            self.scope_loops(env, &index, &vars, sink);
+            self.scope_loops(env, index, &vars, sink);
         }
     }
 }
