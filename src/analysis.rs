@@ -521,28 +521,89 @@ pub(crate) fn once_each(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
 /// hash lookup instead of a scan of every group's list (which made the interpolation rules
 /// quadratic in files on repositories with one group per node file).
 pub struct ReadIndex {
-    /// `files_read` of each group, by group index.
-    pub reads: Vec<Vec<PathBuf>>,
-    /// The groups reading each file, in ascending order.
-    by_path: std::collections::HashMap<PathBuf, Vec<usize>>,
+    /// Every file some group reads, by id.
+    paths: Vec<PathBuf>,
+    /// The files each group reads ([`files_read`]'s order), as ids.
+    reads: Vec<Vec<u32>>,
+    /// The groups reading each file (by id), in ascending order.
+    by_id: Vec<Vec<usize>>,
+    ids: crate::engine::vfs::FastMap<PathBuf, u32>,
 }
 
 impl ReadIndex {
+    /// Built from the groups' resolved hierarchies. A level shared by many groups (common
+    /// data, globs, every module's levels: the engine shares resolved levels between sessions)
+    /// is turned into file ids once, and each group's list is de-duplicated by marking ids, so
+    /// the cost is one pass over each group's levels without hashing or copying a path per
+    /// group and file.
     pub fn new(groups: &[Group]) -> ReadIndex {
-        let reads: Vec<Vec<PathBuf>> = groups.iter().map(files_read).collect();
-        let mut by_path: std::collections::HashMap<PathBuf, Vec<usize>> = Default::default();
-        for (g, files) in reads.iter().enumerate() {
-            // `files_read` lists each file once, so each group is pushed once per file.
-            for p in files {
-                by_path.entry(p.clone()).or_default().push(g);
+        let mut ids: crate::engine::vfs::FastMap<&str, u32> = Default::default();
+        let mut paths: Vec<PathBuf> = Vec::new();
+        let mut by_level: crate::engine::vfs::FastMap<usize, Vec<u32>> = Default::default();
+        let mut reads: Vec<Vec<u32>> = Vec::with_capacity(groups.len());
+        let mut mark: Vec<usize> = Vec::new();
+        for (g, group) in groups.iter().enumerate() {
+            let mut list = Vec::new();
+            for level in &group.hierarchy.levels {
+                let level_ids = by_level
+                    .entry(Arc::as_ptr(level) as usize)
+                    .or_insert_with(|| {
+                        level
+                            .locations
+                            .iter()
+                            .flatten()
+                            .filter(|loc| loc.exists && !loc.is_uri)
+                            .map(|loc| {
+                                *ids.entry(loc.location.as_str()).or_insert_with(|| {
+                                    paths.push(PathBuf::from(&loc.location));
+                                    (paths.len() - 1) as u32
+                                })
+                            })
+                            .collect()
+                    });
+                if mark.len() < paths.len() {
+                    mark.resize(paths.len(), usize::MAX);
+                }
+                for &id in level_ids.iter() {
+                    if mark[id as usize] != g {
+                        mark[id as usize] = g;
+                        list.push(id);
+                    }
+                }
+            }
+            reads.push(list);
+        }
+        let mut by_id: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
+        for (g, list) in reads.iter().enumerate() {
+            for &id in list {
+                by_id[id as usize].push(g);
             }
         }
-        ReadIndex { reads, by_path }
+        let ids = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.clone(), i as u32))
+            .collect();
+        ReadIndex {
+            paths,
+            reads,
+            by_id,
+            ids,
+        }
+    }
+
+    /// The files group `g` reads, in [`files_read`]'s order.
+    pub fn files(&self, g: usize) -> impl Iterator<Item = &Path> {
+        self.reads[g]
+            .iter()
+            .map(|&id| self.paths[id as usize].as_path())
     }
 
     /// The groups whose hierarchies read `path`, ascending.
     pub fn groups_reading(&self, path: &Path) -> &[usize] {
-        self.by_path.get(path).map_or(&[], Vec::as_slice)
+        self.ids
+            .get(path)
+            .map_or(&[], |&id| self.by_id[id as usize].as_slice())
     }
 
     /// Whether group `g` reads `path`.

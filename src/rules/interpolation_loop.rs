@@ -7,7 +7,7 @@
 //! cycle whose halves no node reads together, or that a higher level overrides, is not reported.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -229,7 +229,7 @@ struct Found {
 fn group_cycles(
     env: &EnvAnalysis,
     g: usize,
-    reads: &[PathBuf],
+    reads: &[&Path],
     edges: &[Edge],
     edges_by_file: &HashMap<&Path, Vec<usize>>,
 ) -> Vec<Found> {
@@ -240,7 +240,7 @@ fn group_cycles(
         .enumerate()
         .flat_map(|(pos, p)| {
             edges_by_file
-                .get(p.as_path())
+                .get(*p)
                 .into_iter()
                 .flatten()
                 .map(move |&i| (pos, i))
@@ -406,7 +406,10 @@ impl Rule for InterpolationLoop {
             }
             let per_group: Vec<Vec<Found>> = (0..env.groups.len())
                 .into_par_iter()
-                .map(|g| group_cycles(env, g, &index.reads[g], &edges, &edges_by_file))
+                .map(|g| {
+                    let reads: Vec<&Path> = index.files(g).collect();
+                    group_cycles(env, g, &reads, &edges, &edges_by_file)
+                })
                 .collect();
             // The same hops found for several groups make one diagnostic naming them all.
             let mut by_hops: BTreeMap<Vec<usize>, (Vec<usize>, String)> = BTreeMap::new();
@@ -448,9 +451,9 @@ impl InterpolationLoop {
         }
         for (g, group) in env.groups.iter().enumerate() {
             // The variable tokens of the files this group reads, in token order.
-            let mut mine: Vec<usize> = index.reads[g]
-                .iter()
-                .filter_map(|p| vars_by_file.get(p.as_path()))
+            let mut mine: Vec<usize> = index
+                .files(g)
+                .filter_map(|p| vars_by_file.get(p))
                 .flatten()
                 .copied()
                 .collect();
