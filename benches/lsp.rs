@@ -17,7 +17,7 @@
 //! the 10,000. Numbers are printed, never asserted.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Write as _};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -150,24 +150,11 @@ struct Server {
     rx: mpsc::Receiver<Value>,
 }
 
+/// One message from the server, framed by lsp-server (the crate the server itself uses; the
+/// test suite, tests/lsp.rs, reads the framing independently).
 fn read_message(r: &mut impl BufRead) -> Option<Value> {
-    let mut len = None;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(v) = line.strip_prefix("Content-Length: ") {
-            len = v.parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; len?];
-    std::io::Read::read_exact(r, &mut body).ok()?;
-    serde_json::from_slice(&body).ok()
+    let m = lsp_server::Message::read(r).ok()??;
+    serde_json::to_value(m).ok()
 }
 
 impl Server {
@@ -204,10 +191,8 @@ impl Server {
     }
 
     fn send(&mut self, v: Value) {
-        let body = serde_json::to_vec(&v).unwrap();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
-        self.stdin.write_all(&body).unwrap();
-        self.stdin.flush().unwrap();
+        let m: lsp_server::Message = serde_json::from_value(v).expect("a JSON-RPC message");
+        m.write(&mut self.stdin).unwrap();
     }
 
     fn wait_for(&mut self, want: impl Fn(&Value) -> bool) -> Value {

@@ -81,15 +81,7 @@ fn run_mode(
     let lookups = std::fs::read_to_string(case.join("lookups.jsonl")).unwrap_or_default();
     let env_dir = case.join("env");
     let env_s = env_dir.display().to_string();
-    let engine = Engine::on_disk(
-        EnvironmentSpec {
-            name: "production".into(),
-            dir: env_dir.clone(),
-            basemodulepath: Vec::new(),
-            global_hiera_config: None,
-        },
-        opts,
-    );
+    let engine = Engine::on_disk(EnvironmentSpec::standalone(&env_dir, "production"), opts);
     let scope = Arc::new(scope_for(case));
     let rel = case
         .strip_prefix(cases_root())

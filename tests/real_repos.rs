@@ -28,12 +28,7 @@ fn real_repos_agree_with_puppet() {
         let env_dir = repo.join("env");
         let env_s = env_dir.display().to_string();
         let engine = Engine::on_disk(
-            EnvironmentSpec {
-                name: "production".into(),
-                dir: env_dir.clone(),
-                basemodulepath: Vec::new(),
-                global_hiera_config: None,
-            },
+            EnvironmentSpec::standalone(&env_dir, "production"),
             EngineOptions::for_puppet(PuppetVersion::V7),
         );
         let overlay = common::read_json(&repo.join("overlay.json"));

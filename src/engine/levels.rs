@@ -37,32 +37,97 @@ pub(crate) struct CachedLevel {
     pub result: Result<Option<ResolvedEntry>, LookupError>,
 }
 
-/// Resolutions that read the same expressions, by a hash of what reading them gave.
-type ByProbes = FastMap<u64, Vec<Arc<CachedLevel>>>;
+/// Values computed for a scope (a level's resolution, a lookup's outcome), found again for
+/// any scope whose reads give the same answers: by the list of expressions read, then by a
+/// hash of what reading them gave, so that finding one costs a probe per expression, whatever
+/// the number of scopes cached.
+pub(crate) struct ByReads<T> {
+    lists: Vec<(Vec<Arc<str>>, ByAnswers<T>)>,
+}
 
-/// The resolutions of one level, by the expressions they read and then by a hash of what
-/// reading them gave, so that finding one costs a probe per expression, whatever the number of
-/// nodes.
+/// Values whose reads gave answers with the same hash.
+type ByAnswers<T> = FastMap<u64, Vec<T>>;
+
+impl<T> Default for ByReads<T> {
+    fn default() -> Self {
+        ByReads { lists: Vec::new() }
+    }
+}
+
+/// Most distinct lists of expressions (they differ only when a read's answer changes which
+/// later expressions are read, as a mapped path or an undefined variable can).
+const MAX_READ_LISTS: usize = 16;
+
+impl<T> ByReads<T> {
+    /// A value whose reads `scope` answers alike and that `accept` takes.
+    pub fn find(
+        &self,
+        scope: &Scope,
+        reads: impl Fn(&T) -> &[(Arc<str>, Probe)],
+        accept: impl Fn(&T) -> bool,
+    ) -> Option<&T> {
+        for (exprs, by_hash) in &self.lists {
+            let probes: Vec<Probe> = exprs.iter().map(|e| probe(scope, e)).collect();
+            let Some(candidates) = by_hash.get(&hash_probes(probes.iter())) else {
+                continue;
+            };
+            if let Some(c) = candidates
+                .iter()
+                .find(|c| reads(c).iter().map(|(_, p)| p).eq(probes.iter()) && accept(c))
+            {
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    /// Adds `value`, computed with `reads`; false when it was not kept (too many lists, or
+    /// `same` finds an equal one already there).
+    pub fn insert(
+        &mut self,
+        reads: &[(Arc<str>, Probe)],
+        value: T,
+        same: impl Fn(&T) -> bool,
+    ) -> bool {
+        let exprs: Vec<Arc<str>> = reads.iter().map(|(e, _)| e.clone()).collect();
+        let slot = match self.lists.iter().position(|(e, _)| *e == exprs) {
+            Some(i) => i,
+            None if self.lists.len() < MAX_READ_LISTS => {
+                self.lists.push((exprs, FastMap::default()));
+                self.lists.len() - 1
+            }
+            None => return false,
+        };
+        let list = self.lists[slot]
+            .1
+            .entry(hash_probes(reads.iter().map(|(_, p)| p)))
+            .or_default();
+        if list.iter().any(same) {
+            return false;
+        }
+        list.push(value);
+        true
+    }
+}
+
+/// The resolutions of one level.
 struct Variants {
     /// Held so that the configuration's address cannot be reused while its levels are cached.
     _config: Arc<LayerConfig>,
-    by_reads: Vec<(Vec<Arc<str>>, ByProbes)>,
+    resolutions: ByReads<Arc<CachedLevel>>,
     count: usize,
 }
 
 /// Most resolutions kept per level (one per distinct value of what it reads: a level reading
 /// `trusted.certname` has one per node).
 const MAX_VARIANTS: usize = 1 << 16;
-/// Most distinct read lists per level (they differ only when a read's answer changes which
-/// later expressions are read, as a mapped path or an undefined variable can).
-const MAX_READ_LISTS: usize = 16;
 
 #[derive(Default)]
 pub(crate) struct LevelCache {
     map: RwLock<FastMap<LevelId, Variants>>,
 }
 
-pub(crate) fn hash_probes<'a>(probes: impl Iterator<Item = &'a Probe>) -> u64 {
+fn hash_probes<'a>(probes: impl Iterator<Item = &'a Probe>) -> u64 {
     let mut h = Fnv::default();
     for p in probes {
         match p {
@@ -90,20 +155,10 @@ impl LevelCache {
     /// A resolution of `id` made for a scope that reads the same as `scope`.
     pub fn get(&self, id: LevelId, scope: &Scope) -> Option<Arc<CachedLevel>> {
         let map = self.map.read().ok()?;
-        let v = map.get(&id)?;
-        for (exprs, by_hash) in &v.by_reads {
-            let probes: Vec<Probe> = exprs.iter().map(|e| probe(scope, e)).collect();
-            let Some(candidates) = by_hash.get(&hash_probes(probes.iter())) else {
-                continue;
-            };
-            if let Some(c) = candidates
-                .iter()
-                .find(|c| c.reads.iter().map(|(_, p)| p).eq(probes.iter()))
-            {
-                return Some(c.clone());
-            }
-        }
-        None
+        map.get(&id)?
+            .resolutions
+            .find(scope, |c| &c.reads, |_| true)
+            .cloned()
     }
 
     pub fn insert(&self, id: LevelId, config: &Arc<LayerConfig>, level: CachedLevel) {
@@ -112,34 +167,24 @@ impl LevelCache {
         };
         let v = map.entry(id).or_insert_with(|| Variants {
             _config: config.clone(),
-            by_reads: Vec::new(),
+            resolutions: ByReads::default(),
             count: 0,
         });
         if v.count >= MAX_VARIANTS {
             return;
         }
-        let exprs: Vec<Arc<str>> = level.reads.iter().map(|(e, _)| e.clone()).collect();
-        let h = hash_probes(level.reads.iter().map(|(_, p)| p));
-        let slot = match v.by_reads.iter().position(|(e, _)| *e == exprs) {
-            Some(i) => i,
-            None if v.by_reads.len() < MAX_READ_LISTS => {
-                v.by_reads.push((exprs, FastMap::default()));
-                v.by_reads.len() - 1
-            }
-            None => return,
-        };
-        let list = v.by_reads[slot].1.entry(h).or_default();
-        // Two threads may resolve the same level for equal scopes at once: keep one.
-        if list.iter().any(|c| {
+        let reads = level.reads.clone();
+        // Two threads may resolve the same level for equal scopes at once: keep one (equal
+        // reads in the same list and hash bucket are equal answers).
+        let same = |c: &Arc<CachedLevel>| {
             c.reads
                 .iter()
                 .map(|(_, p)| p)
-                .eq(level.reads.iter().map(|(_, p)| p))
-        }) {
-            return;
+                .eq(reads.iter().map(|(_, p)| p))
+        };
+        if v.resolutions.insert(&reads, Arc::new(level), same) {
+            v.count += 1;
         }
-        list.push(Arc::new(level));
-        v.count += 1;
     }
 
     pub fn clear(&self) {

@@ -2562,11 +2562,7 @@ impl ResolvedLevel {
                 .iter()
                 .flatten()
                 .filter(|l| l.exists && !l.is_uri)
-                .map(|l| {
-                    eng.vfs
-                        .read(std::path::Path::new(&l.location))
-                        .map_or(0, |f| Arc::as_ptr(&f) as usize)
-                })
+                .map(|l| super::vfs::text_id(&*eng.vfs, std::path::Path::new(&l.location)))
                 .collect()
         })
     }
@@ -2584,8 +2580,8 @@ impl ResolvedLevel {
                     continue;
                 }
                 match quiet_location(eng, self, &loc.location) {
-                    Err(id) => ix.always.push((i, id)),
-                    Ok((id, h)) => {
+                    InSignature::Always(id) => ix.always.push((i, id)),
+                    InSignature::ByKeys(id, h) => {
                         for k in h.keys() {
                             ix.by_key.entry(k.clone()).or_default().push((i, id));
                         }
@@ -2667,15 +2663,26 @@ impl Cx<'_> {
         (levels, errors)
     }
 
-    /// The root keys of every existing data file the hierarchy reaches (built-in backends).
     /// For each of `keys`, the layers of the files (as [`Cx::key_definitions`] lists them) that
     /// define it as a root key, in lookup order: a targeted form of `key_definitions` that
     /// allocates nothing per defined key.
     pub fn defining_layers(&self, keys: &[&str]) -> Vec<Vec<Place>> {
         let (levels, _) = self.resolved_levels();
-        defining_layers_in(self.eng, &levels, keys)
+        let wanted: Vec<Value> = keys.iter().map(|k| Value::string(*k)).collect();
+        let mut out = vec![Vec::new(); keys.len()];
+        for lv in levels {
+            // The level's layer once per file of the level that defines the key.
+            let defined = lv.defined(self.eng);
+            for (i, k) in wanted.iter().enumerate() {
+                for _ in 0..defined.get(k).copied().unwrap_or(0) {
+                    out[i].push(lv.layer.clone());
+                }
+            }
+        }
+        out
     }
 
+    /// The root keys of every existing data file the hierarchy reaches (built-in backends).
     pub fn key_definitions(&self) -> Vec<KeyDefinition> {
         let (levels, _) = self.resolved_levels();
         let mut out = Vec::new();
@@ -2717,58 +2724,17 @@ impl Cx<'_> {
     }
 }
 
-/// [`Cx::defining_layers`] over levels already resolved (a group's stored hierarchy).
-pub(crate) fn defining_layers_in(
-    eng: &Engine,
-    levels: &[Arc<ResolvedLevel>],
-    keys: &[&str],
-) -> Vec<Vec<Place>> {
-    let wanted: Vec<Value> = keys.iter().map(|k| Value::string(*k)).collect();
-    let mut out = vec![Vec::new(); keys.len()];
-    for lv in levels {
-        let Some(format) = data_format(&lv.function) else {
-            continue;
-        };
-        for loc in lv.locations.iter().flatten() {
-            if loc.is_uri || !loc.exists {
-                continue;
-            }
-            let Some(f) = eng
-                .files
-                .load(&*eng.vfs, std::path::Path::new(&loc.location), format)
-            else {
-                continue;
-            };
-            // `entries` holds the root map's String and Symbol keys (as Strings), as
-            // `key_definitions` reads them from the document.
-            if f.doc.root.as_ref().and_then(|r| r.as_map()).is_none() {
-                continue;
-            }
-            for (i, k) in wanted.iter().enumerate() {
-                if f.entries.contains_key(k) {
-                    out[i].push(lv.layer.clone());
-                }
-            }
-        }
-    }
-    out
-}
-
 /// How a location of `level` (an existing file, not a URI) enters a lookup's data signature:
-/// `Ok` with the data Hash when the location can be left out of the signature of a lookup
+/// [`InSignature::ByKeys`] with its data when it can be left out of the signature of a lookup
 /// whose keys it does not define, because reading it then has no effect at all on that lookup;
-/// `Err` when it always counts. With the identity of the text read (0 when none).
+/// [`InSignature::Always`] when it always counts.
 ///
 /// Left out: the built-in readers (`yaml_data`, `json_data`, `hocon_data` without options,
 /// which Puppet rejects, and `eyaml_lookup_key`, which decrypts only a value it finds) of the
 /// global and environment layers, when the file reads as a Hash. Always counted: a module's
 /// data (its keys outside the module's namespace make Puppet warn, §2.4), a file that does not
 /// parse or is not a Hash (Puppet fails or warns whatever the key), any other backend.
-pub(crate) fn quiet_location(
-    eng: &Engine,
-    level: &ResolvedLevel,
-    location: &str,
-) -> Result<(usize, Arc<Hash>), usize> {
+pub(crate) fn quiet_location(eng: &Engine, level: &ResolvedLevel, location: &str) -> InSignature {
     let format = match (level.function_kind, level.function.as_str()) {
         _ if matches!(level.layer, Place::Module(_)) => None,
         (FunctionKind::DataHash, "yaml_data") if level.no_options => Some(Format::Yaml),
@@ -2779,22 +2745,31 @@ pub(crate) fn quiet_location(
     };
     let path = std::path::Path::new(location);
     let Some(format) = format else {
-        return Err(eng.vfs.read(path).map_or(0, |f| Arc::as_ptr(&f) as usize));
+        return InSignature::Always(super::vfs::text_id(&*eng.vfs, path));
     };
     let Some(f) = eng.files.load(&*eng.vfs, path, format) else {
-        return Err(0);
+        return InSignature::Always(0);
     };
     let id = Arc::as_ptr(&f.source) as usize;
     match &f.loaded {
-        Ok(Value::Hash(h)) => Ok((id, h.clone())),
-        _ => Err(id),
+        Ok(Value::Hash(h)) => InSignature::ByKeys(id, h.clone()),
+        _ => InSignature::Always(id),
     }
+}
+
+/// How a location enters a lookup's data signature ([`quiet_location`]), with the identity of
+/// the text read (0 when none).
+pub(crate) enum InSignature {
+    /// Only for a lookup of one of the root keys of this data.
+    ByKeys(usize, Arc<Hash>),
+    /// Always.
+    Always(usize),
 }
 
 /// For each of `keys` (root keys), whether a file of `levels` defines it where a lookup of it
 /// can find it: the global and environment layers, or the module the key's namespace names
-/// (a lookup is routed only to the module its key names, §2.3). [`defining_layers_in`] filtered by that
-/// visibility, without visiting the levels of other modules or loading any file twice.
+/// (a lookup is routed only to the module its key names, §2.3): [`Cx::defining_layers`]
+/// filtered by that visibility, without visiting the levels of other modules.
 pub(crate) fn visibly_defined(
     eng: &Engine,
     levels: &[Arc<ResolvedLevel>],

@@ -179,58 +179,15 @@ pub struct Engine {
     generation: std::sync::atomic::AtomicU64,
 }
 
+/// The keys a lookup looked up (its own and those of nested lookups): each root key with the
+/// module whose data it consults.
+type KeysRead = Vec<(Arc<str>, Option<String>)>;
+
 /// Outcomes of one request whose lookups read the same keys, by data signature.
 struct DataVariants {
-    keys: Vec<(Arc<str>, Option<String>)>,
-    by_signature: vfs::FastMap<u64, ByReads>,
+    keys: KeysRead,
+    by_signature: vfs::FastMap<u64, levels::ByReads<CachedOutcome>>,
     count: usize,
-}
-
-/// Outcomes with the same data signature, by the scope expressions their lookups read and then
-/// by a hash of what reading them gave: finding one costs a probe per expression, not a probe
-/// per cached outcome (thousands of data-implied nodes read `trusted.certname` in common data).
-#[derive(Default)]
-struct ByReads {
-    lists: Vec<(Vec<Arc<str>>, OutcomesByProbes)>,
-}
-
-/// Outcomes whose lookups read the same expressions, by a hash of what reading them gave.
-type OutcomesByProbes = vfs::FastMap<u64, Vec<CachedOutcome>>;
-
-/// Most distinct lists of scope expressions per data signature.
-const MAX_READ_LISTS: usize = 16;
-
-impl ByReads {
-    fn find(&self, scope: &Scope, req: &LookupRequest) -> Option<&CachedOutcome> {
-        for (exprs, by_hash) in &self.lists {
-            let probes: Vec<lookup::Probe> =
-                exprs.iter().map(|e| lookup::probe(scope, e)).collect();
-            let Some(candidates) = by_hash.get(&levels::hash_probes(probes.iter())) else {
-                continue;
-            };
-            if let Some(c) = candidates.iter().find(|c| {
-                c.request.matches(req) && c.reads.iter().map(|(_, p)| p).eq(probes.iter())
-            }) {
-                return Some(c);
-            }
-        }
-        None
-    }
-
-    fn insert(&mut self, c: CachedOutcome) -> bool {
-        let exprs: Vec<Arc<str>> = c.reads.iter().map(|(e, _)| e.clone()).collect();
-        let slot = match self.lists.iter().position(|(e, _)| *e == exprs) {
-            Some(i) => i,
-            None if self.lists.len() < MAX_READ_LISTS => {
-                self.lists.push((exprs, Default::default()));
-                self.lists.len() - 1
-            }
-            None => return false,
-        };
-        let h = levels::hash_probes(c.reads.iter().map(|(_, p)| p));
-        self.lists[slot].1.entry(h).or_default().push(c);
-        true
-    }
 }
 
 /// Bounds on the cross-hierarchy cache, per request: distinct key lists, and outcomes per list
@@ -343,12 +300,13 @@ impl Engine {
             results: std::cell::RefCell::new(Default::default()),
             fingerprint: std::cell::OnceCell::new(),
             hierarchy: std::cell::OnceCell::new(),
+            signatures: Default::default(),
         }
     }
 
     /// [`Engine::session`] for a scope whose resolved hierarchy and its fingerprint are already
-    /// known (the analysis keeps each group's): lookups neither resolve it again to find their place in
-    /// the shared caches nor to compute their data signature.
+    /// known (the analysis keeps each group's): lookups neither resolve it again to find their
+    /// place in the shared caches nor to compute their data signature.
     pub fn session_with_hierarchy(
         &self,
         scope: Arc<Scope>,
@@ -359,16 +317,6 @@ impl Engine {
         let s = self.session(scope);
         let _ = s.fingerprint.set(fingerprint);
         let _ = s.hierarchy.set(hierarchy);
-        s
-    }
-
-    /// [`Engine::session`] for a scope whose hierarchy fingerprint is already known
-    /// (`session(scope).resolved_hierarchy().fingerprint()`, as the analysis computes it for
-    /// every node): the session's first lookup then does not resolve the hierarchy a second
-    /// time to find its place in the shared result cache.
-    pub fn session_with_fingerprint(&self, scope: Arc<Scope>, fingerprint: u64) -> Session<'_> {
-        let s = self.session(scope);
-        let _ = s.fingerprint.set(fingerprint);
         s
     }
 
@@ -538,6 +486,9 @@ pub struct Session<'e> {
     fingerprint: std::cell::OnceCell<u64>,
     /// The hierarchy resolved in a state of its own (for fingerprints and data signatures).
     hierarchy: std::cell::OnceCell<Arc<ResolvedHierarchy>>,
+    /// Data signatures computed, by the keys they cover: a cache miss asks for the signature of
+    /// the cached key lists and then of its own keys, mostly the same list.
+    signatures: std::cell::RefCell<vfs::FastMap<KeysRead, u64>>,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -624,8 +575,7 @@ impl Session<'_> {
             sources.extend_from_slice(l.source_ids(self.engine));
         }
         for c in configs {
-            let f = self.engine.vfs.read(c);
-            sources.push(f.map_or(0, |f| Arc::as_ptr(&f) as usize));
+            sources.push(vfs::text_id(&*self.engine.vfs, c));
         }
         ResolvedHierarchy {
             levels,
@@ -640,16 +590,6 @@ impl Session<'_> {
     pub fn defining_layers(&self, keys: &[&str]) -> Vec<Vec<Place>> {
         let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, false);
         cx.defining_layers(keys)
-    }
-
-    /// [`Session::defining_layers`] over a hierarchy already resolved for this session's scope
-    /// (the analysis keeps each group's): the same answer without resolving it again.
-    pub fn defining_layers_in(
-        &self,
-        hierarchy: &ResolvedHierarchy,
-        keys: &[&str],
-    ) -> Vec<Vec<Place>> {
-        lookup::defining_layers_in(self.engine, &hierarchy.levels, keys)
     }
 
     /// For each of `keys` (root keys), whether a data file of `hierarchy` (resolved for this
@@ -718,7 +658,7 @@ impl Session<'_> {
         reads.extend(self.state.lopts_reads.borrow().iter().cloned());
         keys.sort();
         keys.dedup();
-        let signature = self.data_signature(&keys);
+        let signature = self.signature_of(&keys);
         if let Ok(mut m) = self.engine.by_data.write() {
             let lists = m.entry(h).or_default();
             let slot = match lists.iter().position(|l| l.keys == keys) {
@@ -735,14 +675,15 @@ impl Session<'_> {
             };
             if let Some(l) = slot.map(|i| &mut lists[i]) {
                 if l.count < MAX_DATA_VARIANTS
-                    && l.by_signature
-                        .entry(signature)
-                        .or_default()
-                        .insert(CachedOutcome {
+                    && l.by_signature.entry(signature).or_default().insert(
+                        &reads,
+                        CachedOutcome {
                             request: rk.clone(),
                             reads: reads.clone(),
                             outcome: o.clone(),
-                        })
+                        },
+                        |_| false,
+                    )
                 {
                     l.count += 1;
                 }
@@ -873,16 +814,26 @@ impl Session<'_> {
         hs.finish()
     }
 
+    /// [`Session::data_signature`], computed once per key list in this session.
+    fn signature_of(&self, keys: &[(Arc<str>, Option<String>)]) -> u64 {
+        if let Some(&s) = self.signatures.borrow().get(keys) {
+            return s;
+        }
+        let s = self.data_signature(keys);
+        self.signatures.borrow_mut().insert(keys.to_vec(), s);
+        s
+    }
+
     /// An outcome computed in a session whose data and scope answer the same for everything
     /// the lookup read ([`Session::data_signature`]).
     fn data_hit(&self, h: u64, req: &LookupRequest) -> Option<LookupOutcome> {
         let m = self.engine.by_data.read().ok()?;
         for list in m.get(&h)? {
-            let signature = self.data_signature(&list.keys);
+            let signature = self.signature_of(&list.keys);
             let Some(variants) = list.by_signature.get(&signature) else {
                 continue;
             };
-            if let Some(c) = variants.find(&self.scope, req) {
+            if let Some(c) = variants.find(&self.scope, |c| &c.reads, |c| c.request.matches(req)) {
                 return Some(c.outcome.clone());
             }
         }

@@ -49,6 +49,13 @@ pub trait Vfs: Send + Sync {
     }
 }
 
+/// The identity of the text `vfs` gives for `path` (0 when there is none): equal while the
+/// text is unchanged ([`Vfs::read`] returns the same `Arc`), for the engine's fingerprints and
+/// data signatures.
+pub(crate) fn text_id(vfs: &dyn Vfs, path: &Path) -> usize {
+    vfs.read(path).map_or(0, |f| Arc::as_ptr(&f) as usize)
+}
+
 type DirEntries = Vec<(String, bool)>;
 
 /// FNV-1a: a fast hash for the engine's path-keyed caches (SipHash over path components is

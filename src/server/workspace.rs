@@ -1063,26 +1063,33 @@ mod tests {
         v
     }
 
-    /// The server's path for a large environment: the per-file findings are published while
-    /// the project phases still run on a snapshot; their findings come with the next check;
-    /// findings of a run that point into text edited since are held back; a run for an
-    /// environment that was loaded again since is ignored.
-    #[test]
-    fn project_phases_found_later_are_published_then() {
+    /// A copy of fixtures/lsp/env in a scratch directory (named after `tag`) and a workspace
+    /// rooted there.
+    fn lsp_fixture_workspace(tag: &str) -> (PathBuf, Workspace) {
         let root = std::env::temp_dir()
-            .join(format!("hieralint-deferred-{}", std::process::id()))
+            .join(format!("hieralint-{tag}-{}", std::process::id()))
             .join("production");
         let _ = std::fs::remove_dir_all(&root);
         copy_dir(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lsp/env"),
             &root,
         );
-        let mut ws = Workspace::new(WorkspaceOptions {
+        let ws = Workspace::new(WorkspaceOptions {
             rules: crate::rules::registry().to_vec(),
             init: InitOptions::default(),
             encoding: Encoding::Utf16,
             roots: vec![root.clone()],
         });
+        (root, ws)
+    }
+
+    /// The server's path for a large environment: the per-file findings are published while
+    /// the project phases still run on a snapshot; their findings come with the next check;
+    /// findings of a run that point into text edited since are held back; a run for an
+    /// environment that was loaded again since is ignored.
+    #[test]
+    fn project_phases_found_later_are_published_then() {
+        let (root, mut ws) = lsp_fixture_workspace("deferred");
         let common = root.join("data/common.yaml");
         let text = std::fs::read_to_string(&common).unwrap();
         ws.open(&common, uri::from_path(&common), text, 1);
@@ -1176,20 +1183,7 @@ mod tests {
 
     #[test]
     fn incremental_checks_equal_full_checks() {
-        let root = std::env::temp_dir()
-            .join(format!("hieralint-incremental-{}", std::process::id()))
-            .join("production");
-        let _ = std::fs::remove_dir_all(&root);
-        copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lsp/env"),
-            &root,
-        );
-        let mut ws = Workspace::new(WorkspaceOptions {
-            rules: crate::rules::registry().to_vec(),
-            init: InitOptions::default(),
-            encoding: Encoding::Utf16,
-            roots: vec![root.clone()],
-        });
+        let (root, mut ws) = lsp_fixture_workspace("incremental");
         let common = root.join("data/common.yaml");
         let hiera = root.join("hiera.yaml");
         for p in [&common, &hiera] {
