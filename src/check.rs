@@ -72,6 +72,10 @@ pub fn run_file_rules(
 
 /// The project phase (`check_project`) of `enabled`, in parallel.
 pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
+    // Built here, before the parallel rules (see `Rule::needs_analysis`).
+    if enabled.iter().any(|r| r.needs_analysis()) {
+        project.analysis();
+    }
     let per_project: Vec<Vec<Diagnostic>> = enabled
         .par_iter()
         .map(|rule| {

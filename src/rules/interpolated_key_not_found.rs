@@ -147,6 +147,10 @@ impl Rule for InterpolatedKeyNotFound {
         &META
     }
 
+    fn needs_analysis(&self) -> bool {
+        true
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         let analysis = project.analysis();
         for env in &analysis.envs {

@@ -389,6 +389,10 @@ impl Rule for InterpolationLoop {
         &META
     }
 
+    fn needs_analysis(&self) -> bool {
+        true
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         let analysis = project.analysis();
         for env in &analysis.envs {

@@ -42,6 +42,10 @@ impl Rule for InvalidMergeBehavior {
         &META
     }
 
+    fn needs_analysis(&self) -> bool {
+        true
+    }
+
     fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
         let Some(top) = lopts::top_entry(file) else {
             return;

@@ -42,6 +42,10 @@ impl Rule for MergeTypeMismatch {
         &META
     }
 
+    fn needs_analysis(&self) -> bool {
+        true
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         if !project.files.iter().any(sets_merge) {
             return;

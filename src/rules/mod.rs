@@ -149,6 +149,14 @@ pub trait Rule: Send + Sync {
 
     /// Once per run, after the engine is built: cross-file and fact-set rules.
     fn check_project(&self, _project: &Project, _sink: &mut Sink) {}
+
+    /// True for a rule whose `check_project` asks for [`Project::analysis`]: the analysis is
+    /// then built before the rules run in parallel, not by the first rule that asks, whose
+    /// thread would wait for the analysis' own parallel work inside a `OnceLock` and could
+    /// pick up another rule's job that waits for the same `OnceLock` (a deadlock).
+    fn needs_analysis(&self) -> bool {
+        false
+    }
 }
 
 /// Every rule, in code order.

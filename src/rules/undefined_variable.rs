@@ -186,6 +186,10 @@ impl Rule for UndefinedVariable {
         &META
     }
 
+    fn needs_analysis(&self) -> bool {
+        true
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         // Nodes implied by the data bind only what file names reveal; every other variable
         // is unknown there, not undefined: only real fact sets are judged.
