@@ -59,6 +59,8 @@ pub struct EnvAnalysis {
     pub real_facts: bool,
     /// Which groups read which files, built on first use and shared by the rules.
     read_index: OnceLock<ReadIndex>,
+    /// How the groups' hierarchies differ from the first group's, built on first use.
+    deltas: OnceLock<Deltas>,
 }
 
 /// The whole project's analysis.
@@ -156,7 +158,100 @@ impl Group {
     }
 }
 
+/// A lookup evaluated once for many groups ([`EnvAnalysis::lookup_shared`]).
+pub struct SharedLookup {
+    /// The outcome in the reference group.
+    pub outcome: LookupOutcome,
+    /// The groups asked about that get exactly `outcome`, ascending.
+    pub sharing: Vec<usize>,
+    /// The groups asked about whose data or scope may answer differently: look the request
+    /// up in their own sessions. Ascending.
+    pub others: Vec<usize>,
+}
+
 impl EnvAnalysis {
+    /// A session of the reference group for [`EnvAnalysis::lookup_shared`] (one per thread:
+    /// sessions keep what Puppet keeps per compile, such as the assembled lookup_options).
+    pub fn reference_session(&self) -> crate::engine::Session<'_> {
+        self.groups[self.deltas().reference].session(self)
+    }
+
+    /// Looks `req` up once, in the first group (the reference; `reference` is a session of
+    /// it, [`EnvAnalysis::reference_session`]), and tells which of `groups` get the same
+    /// outcome without a lookup of their own.
+    ///
+    /// A group shares the reference's outcome when its hierarchy has the reference's data
+    /// signature (`Session::data_signature`) for the keys the lookup read (and
+    /// `lookup_options`), and its scope answers the lookup's scope reads alike: the invariant
+    /// the engine's cross-hierarchy cache rests on. The signature is compared without being
+    /// computed per group: `Deltas` knows, once per environment, where each group's hierarchy
+    /// differs from the reference's and which root keys the differing files define, so a
+    /// lookup costs one evaluation plus a pass over `groups` (data-implied checks have one
+    /// group per node file, and most keys are defined only in files every group reads).
+    ///
+    /// The outcome is the reference session's: its result is what any of the sharing groups
+    /// would get; its warnings are those of this lookup in that session (Puppet logs a layer's
+    /// warnings at its first use in a compile). tests/engine_shared.rs checks every sharing
+    /// group against a fresh engine of its own.
+    pub fn lookup_shared(
+        &self,
+        reference: &crate::engine::Session<'_>,
+        groups: &[usize],
+        req: &LookupRequest,
+    ) -> SharedLookup {
+        let deltas = self.deltas();
+        let r = deltas.reference;
+        let (outcome, deps) = reference.lookup_with_deps(req);
+        let mut affected = deltas.affected(deps.keys.iter().map(|(k, _)| &**k));
+        affected.sort_unstable();
+        affected.dedup();
+        let mut sharing = Vec::with_capacity(groups.len());
+        let mut others = Vec::new();
+        for &g in groups {
+            let same = g == r
+                || (affected.binary_search(&g).is_err()
+                    && (deps.reads_no_scope()
+                        || self.groups[g]
+                            .nodes
+                            .iter()
+                            .all(|&n| deps.answers_alike(&self.nodes[n].scope))));
+            if same {
+                sharing.push(g);
+            } else {
+                others.push(g);
+            }
+        }
+        SharedLookup {
+            outcome,
+            sharing,
+            others,
+        }
+    }
+
+    /// Looks `req` up in `session`, a session of one of the groups [`EnvAnalysis::lookup_shared`]
+    /// left to answer on their own. With data-implied nodes such a group differs from the
+    /// others by its own node file, which answers the lookup: no other group can share the
+    /// outcome, so the engine's shared caches are neither probed nor filled (each probe costs a
+    /// data signature; at 15k files that was 8% of the run and 0.6 GiB). With fact sets, groups
+    /// differ by role, site and OS files that many of them read alike, and the shared caches
+    /// pay.
+    pub fn lookup_own(
+        &self,
+        session: &crate::engine::Session<'_>,
+        req: &LookupRequest,
+    ) -> LookupOutcome {
+        if self.real_facts {
+            session.lookup(req)
+        } else {
+            session.lookup_unshared(req)
+        }
+    }
+
+    fn deltas(&self) -> &Deltas {
+        self.deltas
+            .get_or_init(|| Deltas::new(&self.engine, &self.groups))
+    }
+
     /// Which groups read which files ([`ReadIndex`]), built once for every rule.
     pub fn read_index(&self) -> &ReadIndex {
         self.read_index.get_or_init(|| ReadIndex::new(&self.groups))
@@ -487,10 +582,181 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
                 groups,
                 real_facts,
                 read_index: OnceLock::new(),
+                deltas: OnceLock::new(),
             }
         })
         .collect();
     Analysis { envs }
+}
+
+/// Where each group's hierarchy differs from the reference group's (the first: the node that
+/// binds nothing when the nodes are implied by the data), for [`EnvAnalysis::lookup_shared`].
+///
+/// A lookup's data signature (`Session::data_signature`) hashes, level by level, the level's
+/// settings and the locations that count for the keys it read: those that always count
+/// (`quiet_location`: unparsable or non-Hash files, module data, custom backends) and those
+/// defining one of the keys or `lookup_options`. Levels are shared between hierarchies (the
+/// engine's level cache hands out one `Arc` per resolution), so two hierarchies with the same
+/// number of levels differ only at levels that are not the same `Arc`; there, a location equal
+/// in both (same path, same existence) contributes the same. What is left are the differing
+/// locations: a group can share a lookup of keys `K` with the reference unless one of its
+/// differing locations, or one of the reference's, always counts or defines a key of `K`.
+/// Anything this does not model (another number of levels, other level settings, other
+/// layer errors or warnings, a level with no location list on one side only) makes the group
+/// evaluate every lookup itself.
+struct Deltas {
+    reference: usize,
+    /// Groups that never share.
+    never: Vec<usize>,
+    /// By root key: the groups one of whose differing locations defines it.
+    by_key: crate::engine::vfs::FastMap<Value, Vec<usize>>,
+    /// By root key: the slots (level position, location index; `u32::MAX` for a whole level)
+    /// where the reference's differing location defines it.
+    ref_by_key: crate::engine::vfs::FastMap<Value, Vec<(u32, u32)>>,
+    /// The slots where the reference's differing location always counts.
+    ref_always: Vec<(u32, u32)>,
+    /// The groups differing from the reference at each slot.
+    by_slot: crate::engine::vfs::FastMap<(u32, u32), Vec<usize>>,
+}
+
+impl Deltas {
+    fn new(engine: &Engine, groups: &[Group]) -> Deltas {
+        use crate::engine::ResolvedLevel;
+        let mut d = Deltas {
+            reference: 0,
+            never: Vec::new(),
+            by_key: Default::default(),
+            ref_by_key: Default::default(),
+            ref_always: Vec::new(),
+            by_slot: Default::default(),
+        };
+        let Some(reference) = groups.first() else {
+            return d;
+        };
+        let rh = &reference.hierarchy;
+        fn same_settings(a: &ResolvedLevel, b: &ResolvedLevel) -> bool {
+            a.layer == b.layer
+                && a.name == b.name
+                && a.function_kind == b.function_kind
+                && a.function == b.function
+                && a.default_hierarchy == b.default_hierarchy
+                && a.options_hash == b.options_hash
+        }
+        let errors = |h: &crate::engine::ResolvedHierarchy| {
+            h.errors
+                .iter()
+                .map(|(p, e)| (p.clone(), e.message.clone()))
+                .collect::<Vec<_>>()
+        };
+        let ref_errors = errors(rh);
+        // The reference's differing slots already seen (their keys are listed once).
+        let mut ref_seen: std::collections::HashSet<(u32, u32)> = Default::default();
+        // Keys of the locations of a level at index `i` (all of them for `None`), and whether
+        // one of those locations always counts.
+        let keys_at = |lv: &ResolvedLevel, i: Option<u32>| -> (Vec<Value>, bool) {
+            let ix = lv.index(engine);
+            let hit = |j: u32| i.is_none_or(|i| i == j);
+            let always = ix.always.iter().any(|&(j, _)| hit(j));
+            let keys = ix
+                .by_key
+                .iter()
+                .filter(|(_, v)| v.iter().any(|&(j, _)| hit(j)))
+                .map(|(k, _)| k.clone())
+                .collect();
+            (keys, always)
+        };
+        'groups: for (g, group) in groups.iter().enumerate().skip(1) {
+            let h = &group.hierarchy;
+            if h.levels.len() != rh.levels.len()
+                || h.warnings != rh.warnings
+                || errors(h) != ref_errors
+            {
+                d.never.push(g);
+                continue;
+            }
+            let mut slots: Vec<(u32, u32)> = Vec::new();
+            let mut keys: Vec<Value> = Vec::new();
+            for (p, (gl, rl)) in h.levels.iter().zip(&rh.levels).enumerate() {
+                if Arc::ptr_eq(gl, rl) {
+                    continue;
+                }
+                if !same_settings(gl, rl) {
+                    d.never.push(g);
+                    continue 'groups;
+                }
+                let p = p as u32;
+                let (gls, rls) = match (&gl.locations, &rl.locations) {
+                    (None, None) => continue,
+                    (Some(a), Some(b)) => (a, b),
+                    _ => {
+                        d.never.push(g);
+                        continue 'groups;
+                    }
+                };
+                let differing: Vec<Option<u32>> = if gls.len() == rls.len() {
+                    (0..gls.len() as u32)
+                        .filter(|&i| gls[i as usize] != rls[i as usize])
+                        .map(Some)
+                        .collect()
+                } else {
+                    vec![None]
+                };
+                for i in differing {
+                    let slot = (p, i.unwrap_or(u32::MAX));
+                    let (k, always) = keys_at(gl, i);
+                    if always {
+                        d.never.push(g);
+                        continue 'groups;
+                    }
+                    keys.extend(k);
+                    slots.push(slot);
+                    if ref_seen.insert(slot) {
+                        let (rk, always) = keys_at(rl, i);
+                        // A reference location that always counts makes every group that
+                        // differs there evaluate on its own: listed under every key.
+                        if always {
+                            d.ref_always.push(slot);
+                        }
+                        for k in rk {
+                            d.ref_by_key.entry(k).or_default().push(slot);
+                        }
+                    }
+                }
+            }
+            for k in keys {
+                let e = d.by_key.entry(k).or_default();
+                if e.last() != Some(&g) {
+                    e.push(g);
+                }
+            }
+            for s in slots {
+                d.by_slot.entry(s).or_default().push(g);
+            }
+        }
+        d
+    }
+
+    /// The groups that may not share a lookup that read `keys` (and `lookup_options`) with
+    /// the reference; unsorted, possibly repeated.
+    fn affected<'k>(&self, keys: impl Iterator<Item = &'k str>) -> Vec<usize> {
+        let mut out = self.never.clone();
+        for s in &self.ref_always {
+            out.extend_from_slice(&self.by_slot[s]);
+        }
+        let mut add = |k: &Value| {
+            if let Some(gs) = self.by_key.get(k) {
+                out.extend_from_slice(gs);
+            }
+            for s in self.ref_by_key.get(k).into_iter().flatten() {
+                out.extend_from_slice(&self.by_slot[s]);
+            }
+        };
+        add(&Value::string("lookup_options"));
+        for k in keys {
+            add(&Value::string(k));
+        }
+        out
+    }
 }
 
 /// The data files a group's hierarchies read, in lookup order (global, environment, then the

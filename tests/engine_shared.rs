@@ -176,9 +176,120 @@ fn shared_engine_answers_as_fresh_engines() {
     assert!(get("b", "shared").contains("does not contain a valid yaml hash"));
 }
 
+/// The analysis evaluates a lookup once for every group (node file) whose data cannot answer it
+/// differently (`EnvAnalysis::lookup_shared`). On the environment above, checked without fact
+/// sets (one data-implied node per node and role file) and with fact sets, every group said to
+/// share the outcome gets exactly that outcome from a fresh engine of its own; the groups whose
+/// own files change the answer (a node's own value, a node file that is not a Hash or does not
+/// parse, lookup_options in a node file, a variable the value reads) are not said to share it.
+#[test]
+fn shared_lookups_answer_as_each_group_alone() {
+    let dir = tempdir_named("lookup_shared");
+    environment(&dir);
+    let sets: Vec<hieralint::facts::FactSet> =
+        [("a", "web"), ("d", "db"), ("f", "web"), ("e", "db")]
+            .iter()
+            .map(|(cert, role)| {
+                let mut facts = Hash::default();
+                facts.insert(Value::string("role"), Value::string(*role));
+                let mut trusted = Hash::default();
+                trusted.insert(Value::string("certname"), Value::string(*cert));
+                hieralint::facts::FactSet {
+                    name: cert.to_string(),
+                    source: dir.join(format!("{cert}.json")),
+                    facts: Value::hash(facts),
+                    trusted: Value::hash(trusted),
+                    server_facts: None,
+                    environment: None,
+                }
+            })
+            .collect();
+    for (fact_sets, implied) in [(Vec::new(), true), (sets, false)] {
+        for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
+            let (project, errors) = hieralint::scan::load_project(std::slice::from_ref(&dir));
+            assert!(errors.is_empty(), "{errors:?}");
+            let analysis = hieralint::analysis::analyze(&project, &fact_sets, puppet);
+            let env = &analysis.envs[0];
+            assert!(env.groups.len() >= 4, "{} groups", env.groups.len());
+            let all: Vec<usize> = (0..env.groups.len()).collect();
+            let reference = env.reference_session();
+            let mut shared_somewhere = 0;
+            let mut alone = std::collections::BTreeMap::new();
+            for key in KEYS {
+                let req = LookupRequest::new(key);
+                let s = env.lookup_shared(&reference, &all, &req);
+                assert_eq!(s.sharing.len() + s.others.len(), all.len());
+                // What a node's lookup gives in a fresh engine (the reference session has
+                // made other lookups: Puppet logs a layer's warnings at its first use only).
+                let alone_in_fresh_engine = |g: usize| {
+                    let mut opts = EngineOptions::for_puppet(puppet);
+                    if implied {
+                        opts.strict = hieralint::engine::Strict::Off;
+                    }
+                    let fresh =
+                        Engine::on_disk(EnvironmentSpec::standalone(&dir, "production"), opts);
+                    let node = &env.nodes[env.groups[g].nodes[0]];
+                    describe(&fresh.session(node.scope.clone()).lookup(&req))
+                };
+                let want = alone_in_fresh_engine(0);
+                let result = |d: &str| d.split(" | ").next().unwrap_or_default().to_string();
+                assert_eq!(result(&describe(&s.outcome)), result(&want), "{key}");
+                for &g in &s.sharing {
+                    let node = &env.nodes[env.groups[g].nodes[0]];
+                    let got = alone_in_fresh_engine(g);
+                    assert_eq!(
+                        got, want,
+                        "{puppet:?} (implied: {implied}): {key} for {} said to share",
+                        node.name
+                    );
+                }
+                if s.sharing.len() > 1 {
+                    shared_somewhere += 1;
+                }
+                for &g in &s.others {
+                    alone
+                        .entry(*key)
+                        .or_insert_with(Vec::new)
+                        .push(env.nodes[env.groups[g].nodes[0]].name.clone());
+                }
+            }
+            // The sharing is real, and so are the exceptions.
+            assert!(shared_somewhere >= KEYS.len() / 2, "{shared_somewhere}");
+            let names = |k: &str| alone.get(k).map(|v| v.join(", ")).unwrap_or_default();
+            let who = |c: &str| {
+                if implied {
+                    format!("implied by data/nodes/{c}.yaml")
+                } else {
+                    c.to_string()
+                }
+            };
+            // a's own value of `shared` (with fact sets, a is the reference: then f, reading
+            // no node file, is the one that differs).
+            if implied {
+                assert!(names("shared").contains(&who("a")), "{alone:?}");
+                assert!(!names("team").contains(&who("a")), "{alone:?}");
+                // b is not a Hash (Puppet warns), c does not parse (every lookup fails).
+                assert!(names("team").contains(&who("c")), "{alone:?}");
+                assert!(names("team").contains(&who("b")), "{alone:?}");
+                // d's lookup_options change every key's lookup.
+                assert!(names("team").contains(&who("d")), "{alone:?}");
+                // `greeting` reads trusted.certname: every node that binds it answers alone.
+                assert!(names("greeting").contains(&who("e")), "{alone:?}");
+            } else {
+                assert!(names("shared").contains("f"), "{alone:?}");
+                assert!(!names("team_dev").contains("f"), "{alone:?}");
+            }
+        }
+    }
+}
+
 /// A scratch directory under the target directory (removed at the start of the next run).
 fn tempdir() -> std::path::PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("engine_shared");
+    tempdir_named("engine_shared")
+}
+
+fn tempdir_named(name: &str) -> std::path::PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

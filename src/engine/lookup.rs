@@ -1026,6 +1026,70 @@ impl<'a> Cx<'a> {
         Ok(d)
     }
 
+    /// The levels [`Cx::data_providers`] would create for a layer (appended to `out`), with
+    /// the same warnings and errors, without creating the providers themselves: resolving a
+    /// hierarchy (once per node, to group nodes) needs only the levels, which the engine's
+    /// level cache shares, and not the per-session providers and their caches.
+    fn levels_of(
+        &self,
+        p: &LayerProvider,
+        cfg: &Arc<LayerConfig>,
+        out: &mut Vec<Arc<ResolvedLevel>>,
+    ) -> R<()> {
+        if let Some((regular, default)) = p.providers.borrow().as_ref() {
+            out.extend(
+                regular
+                    .iter()
+                    .chain(default.iter())
+                    .map(|dp| dp.level.clone()),
+            );
+            return Ok(());
+        }
+        // As `data_providers`: a fresh invocation (no explainer, an empty name stack).
+        let saved_ex = self.ex.borrow_mut().take();
+        let saved_stack = std::mem::take(&mut *self.stack.borrow_mut());
+        let tracking = self.track_reads.replace(false);
+        let start = out.len();
+        let mut r = self.entry_levels(p, cfg, &cfg.entries, out);
+        if r.is_ok() {
+            if let Some(d) = &cfg.default_entries {
+                if matches!(p.place, Place::Module(_)) {
+                    r = self.entry_levels(p, cfg, d, out);
+                }
+            }
+        }
+        self.track_reads.set(tracking);
+        *self.ex.borrow_mut() = saved_ex;
+        *self.stack.borrow_mut() = saved_stack;
+        if let Err(e) = r {
+            out.truncate(start);
+            return Err(self.undefined_variable_in_config(cfg, e));
+        }
+        Ok(())
+    }
+
+    /// `create_entry_list`'s levels.
+    fn entry_levels(
+        &self,
+        p: &LayerProvider,
+        cfg: &Arc<LayerConfig>,
+        entries: &[EntrySpec],
+        out: &mut Vec<Arc<ResolvedLevel>>,
+    ) -> R<()> {
+        for i in 0..entries.len() {
+            let level = self.resolved_entry_then(&p.place, cfg, entries, i, |r| match r {
+                Ok(r) => Ok(r.as_ref().map(|r| r.level.clone())),
+                Err(e) => Err(e.clone()),
+            });
+            match level {
+                Ok(Some(level)) => out.push(level),
+                Ok(None) => {}
+                Err(e) => return Err(self.config_issue(cfg, e)),
+            }
+        }
+        Ok(())
+    }
+
     fn create_providers(&self, p: &LayerProvider, cfg: &Arc<LayerConfig>) -> R<Levels> {
         let regular = self.create_entry_list(p, cfg, &cfg.entries);
         let regular = match regular {
@@ -1136,6 +1200,19 @@ impl<'a> Cx<'a> {
         entries: &[EntrySpec],
         i: usize,
     ) -> R<Option<ResolvedEntry>> {
+        self.resolved_entry_then(place, cfg, entries, i, Clone::clone)
+    }
+
+    /// [`Cx::resolved_entry`], handing the resolution to `f` (which may take only what it
+    /// needs from a cached one instead of copying it).
+    fn resolved_entry_then<T>(
+        &self,
+        place: &Place,
+        cfg: &Arc<LayerConfig>,
+        entries: &[EntrySpec],
+        i: usize,
+        f: impl FnOnce(&R<Option<ResolvedEntry>>) -> T,
+    ) -> T {
         // A resolution only differs with the caller's state when a limit stops it: its
         // interpolations (methods are refused in hiera.yaml, so none nests another) add one
         // level to the caller's nesting and count against the lookup's `max_sub_lookups`. A
@@ -1154,7 +1231,7 @@ impl<'a> Cx<'a> {
                 }
                 self.sub_lookups
                     .set(self.sub_lookups.get() + hit.sub_lookups);
-                return hit.result.clone();
+                return f(&hit.result);
             }
         }
         let saved_reads = self.reads.replace(Vec::new());
@@ -1170,6 +1247,7 @@ impl<'a> Cx<'a> {
             self.warn(w.clone());
         }
         let is_limit = matches!(&result, Err(e) if e.kind == ErrorKind::Unsupported);
+        let out = f(&result);
         if cacheable && !is_limit {
             self.eng.levels.insert(
                 id,
@@ -1178,11 +1256,11 @@ impl<'a> Cx<'a> {
                     reads,
                     warnings,
                     sub_lookups: self.sub_lookups.get() - before,
-                    result: result.clone(),
+                    result,
                 },
             );
         }
-        result
+        out
     }
 
     fn resolve_entry(
@@ -2647,17 +2725,8 @@ impl Cx<'_> {
                     continue;
                 }
             };
-            let (regular, default) = match self.data_providers(&p, &cfg) {
-                Ok(d) => d,
-                Err(e) => {
-                    errors.push((place, e));
-                    continue;
-                }
-            };
-            for list in [&regular, &default] {
-                for dp in list.iter() {
-                    levels.push(dp.level.clone());
-                }
+            if let Err(e) = self.levels_of(&p, &cfg, &mut levels) {
+                errors.push((place, e));
             }
         }
         (levels, errors)

@@ -183,6 +183,29 @@ pub struct Engine {
 /// module whose data it consults.
 type KeysRead = Vec<(Arc<str>, Option<String>)>;
 
+/// What a lookup's outcome depends on ([`Session::lookup_with_deps`]).
+#[derive(Clone, Debug)]
+pub struct Deps {
+    /// The root keys it looked up (its own and nested lookups'), each with the module whose
+    /// data it consults; `lookup_options` is consulted by every lookup and not listed.
+    pub keys: Vec<(Arc<str>, Option<String>)>,
+    reads: Vec<(Arc<str>, lookup::Probe)>,
+}
+
+impl Deps {
+    /// Whether `scope` answers every scope read the lookup made as the lookup's scope did.
+    pub fn answers_alike(&self, scope: &Scope) -> bool {
+        self.reads
+            .iter()
+            .all(|(expr, got)| lookup::probe(scope, expr) == *got)
+    }
+
+    /// Whether the lookup read no scope variable.
+    pub fn reads_no_scope(&self) -> bool {
+        self.reads.is_empty()
+    }
+}
+
 /// Outcomes of one request whose lookups read the same keys, by data signature.
 struct DataVariants {
     keys: KeysRead,
@@ -531,8 +554,10 @@ impl ResolvedHierarchy {
     /// A fingerprint of what the hierarchy reads: two scopes with the same fingerprint see the
     /// same files (useful to deduplicate fact sets).
     pub fn fingerprint(&self) -> u64 {
+        use std::hash::BuildHasher as _;
         use std::hash::{Hash as _, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        // A fixed-seed hasher: fingerprints only group and key in-process caches.
+        let mut h = foldhash::fast::FixedState::default().build_hasher();
         for l in &self.levels {
             l.layer.hash(&mut h);
             l.name.hash(&mut h);
@@ -723,6 +748,19 @@ impl Session<'_> {
             .map(|c| c.outcome.clone())
     }
 
+    /// A lookup (evaluated anew, not from a cache) with what its outcome depends on: the keys
+    /// it read and the scope reads it made ([`Deps`]). Another session whose hierarchy has the
+    /// same data signature (`Session::data_signature`) for those keys, and whose scope answers
+    /// those reads alike, gets the same outcome; the analysis uses this to evaluate a lookup
+    /// once for every node that cannot answer it differently.
+    pub fn lookup_with_deps(&self, req: &LookupRequest) -> (LookupOutcome, Deps) {
+        let (o, mut reads, mut keys) = self.lookup_tracked(req);
+        reads.extend(self.state.lopts_reads.borrow().iter().cloned());
+        keys.sort();
+        keys.dedup();
+        (o, Deps { keys, reads })
+    }
+
     #[allow(clippy::type_complexity)]
     fn lookup_tracked(
         &self,
@@ -838,6 +876,14 @@ impl Session<'_> {
             }
         }
         None
+    }
+
+    /// A lookup evaluated in this session without the caches shared between sessions (neither
+    /// read nor filled): for a lookup no other session can share, because this session's own
+    /// data answers it (the analysis knows which, `EnvAnalysis::lookup_shared`), probing those
+    /// caches only costs a data signature per cached variant.
+    pub fn lookup_unshared(&self, req: &LookupRequest) -> LookupOutcome {
+        self.lookup_uncached(req)
     }
 
     fn lookup_uncached(&self, req: &LookupRequest) -> LookupOutcome {

@@ -1,13 +1,13 @@
 //! H204 `interpolated-key-not-found`: `%{lookup('k')}`, `hiera` or `alias` of a key that has no
 //! value, which Puppet silently turns into an empty string.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
 
 use crate::analysis::EnvAnalysis;
 use crate::diag::Diagnostic;
-use crate::engine::{LookupRequest, LookupResult};
+use crate::engine::{LookupRequest, LookupResult, Session};
 use crate::interp::{split_key, Method, Segment};
 use crate::project::{LoadedFile, Project};
 use crate::rules::interp_sites::{data_sites, edit_distance};
@@ -142,6 +142,13 @@ fn definitions<'a>(
     out
 }
 
+/// Whether group `g`'s data defines root key `k` in a layer a lookup of it consults: then the
+/// key is found (or fails for another reason), and no lookup is needed, which would interpolate
+/// its value and everything that value looks up. Keys with dots or quotes are looked up.
+fn defined(env: &EnvAnalysis, session: &Session, g: usize, k: &str) -> bool {
+    !k.contains(['.', '\'', '"']) && session.visibly_defined_in(&env.groups[g].hierarchy, &[k])[0]
+}
+
 impl Rule for InterpolatedKeyNotFound {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -164,57 +171,89 @@ impl Rule for InterpolatedKeyNotFound {
                 .iter()
                 .map(|t| index.groups_reading(&t.file.source.path))
                 .collect();
-            // The keys each group's tokens look up (the inverse of `token_groups`).
-            let mut group_keys: Vec<BTreeSet<&str>> = vec![BTreeSet::new(); env.groups.len()];
+            // The groups that evaluate each key (over every token that looks it up).
+            let mut key_groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
             for (t, gs) in tokens.iter().zip(&token_groups) {
-                for &g in *gs {
-                    group_keys[g].insert(t.key.as_str());
+                key_groups
+                    .entry(t.key.as_str())
+                    .or_default()
+                    .extend_from_slice(gs);
+            }
+            // The groups in which each key has no value: one lookup for the groups whose data
+            // cannot answer differently (`EnvAnalysis::lookup_shared`), then the others in a
+            // session per group.
+            let shared: Vec<(&str, Vec<usize>, Vec<usize>)> = key_groups
+                .into_par_iter()
+                .map_init(
+                    || env.reference_session(),
+                    |reference, (k, mut groups)| {
+                        groups.sort_unstable();
+                        groups.dedup();
+                        if groups.is_empty() {
+                            return (k, Vec::new(), Vec::new());
+                        }
+                        // `Lookup.lookup(key, nil, '', true, nil, ...)`: the key's own
+                        // lookup_options apply; not found gives the default ''.
+                        let s = env.lookup_shared(reference, &groups, &LookupRequest::new(k));
+                        let missing = match s.sharing.first() {
+                            Some(&first)
+                                if !defined(env, reference, first, k)
+                                    && matches!(s.outcome.result, LookupResult::NotFound) =>
+                            {
+                                s.sharing
+                            }
+                            _ => Vec::new(),
+                        };
+                        (k, missing, s.others)
+                    },
+                )
+                .collect();
+            let mut own: Vec<Vec<&str>> = vec![Vec::new(); env.groups.len()];
+            for (k, _, others) in &shared {
+                for &g in others {
+                    own[g].push(k);
                 }
             }
-            // One targeted lookup per (group, key), in a session per group.
-            let missing: Vec<BTreeSet<String>> = group_keys
+            let own_missing: Vec<(usize, Vec<&str>)> = own
                 .into_par_iter()
                 .enumerate()
+                .filter(|(_, keys)| !keys.is_empty())
                 .map(|(g, keys)| {
-                    if keys.is_empty() {
-                        return BTreeSet::new();
-                    }
                     let session = env.groups[g].session(env);
-                    let plain: Vec<&str> = keys
-                        .iter()
-                        .copied()
-                        .filter(|k| !k.contains(['.', '\'', '"']))
-                        .collect();
-                    let defined: BTreeSet<&str> = plain
-                        .iter()
-                        .zip(session.visibly_defined_in(&env.groups[g].hierarchy, &plain))
-                        .filter(|(_, visible)| *visible)
-                        .map(|(k, _)| *k)
-                        .collect();
-                    keys.into_iter()
+                    let missing = keys
+                        .into_iter()
                         .filter(|k| {
-                            // A root key the group's data defines is found (or fails for
-                            // another reason): no need to look it up, which would interpolate
-                            // its value and everything that value looks up.
-                            if defined.contains(*k) {
-                                return false;
-                            }
-                            // `Lookup.lookup(key, nil, '', true, nil, ...)`: the key's own
-                            // lookup_options apply; not found gives the default ''.
-                            let outcome = session.lookup(&LookupRequest::new(k));
-                            matches!(outcome.result, LookupResult::NotFound)
+                            !defined(env, &session, g, k)
+                                && matches!(
+                                    env.lookup_own(&session, &LookupRequest::new(k)).result,
+                                    LookupResult::NotFound
+                                )
                         })
-                        .map(str::to_string)
-                        .collect()
+                        .collect();
+                    (g, missing)
                 })
                 .collect();
+            let mut missing: BTreeMap<&str, Vec<usize>> =
+                shared.into_iter().map(|(k, m, _)| (k, m)).collect();
+            for (g, keys) in own_missing {
+                for k in keys {
+                    missing.entry(k).or_default().push(g);
+                }
+            }
+            for m in missing.values_mut() {
+                m.sort_unstable();
+            }
             let defs = definitions(project, env);
             let suggest = Suggestions::new(defs.keys());
             for (t, groups) in tokens.iter().zip(&token_groups) {
                 let not_found: Vec<usize> = groups
                     .iter()
                     .copied()
-                    .filter(|&g| missing[g].contains(&t.key))
+                    .filter(|&g| {
+                        missing
+                            .get(t.key.as_str())
+                            .is_some_and(|m| m.binary_search(&g).is_ok())
+                    })
                     .collect();
                 if not_found.is_empty() {
                     continue;

@@ -218,6 +218,48 @@ fn recursion_stack(message: &str) -> Option<Vec<String>> {
     )
 }
 
+/// The files holding an edge that lies on a cycle of the graph of all `edges`.
+fn looping_files<'a>(edges: &[Edge<'a>]) -> Vec<&'a Path> {
+    let mut names: Vec<&str> = edges
+        .iter()
+        .flat_map(|e| [e.from.as_str(), e.to.as_str()])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let id = |k: &str| names.binary_search(&k).ok();
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    for e in edges {
+        if let (Some(a), Some(b)) = (id(&e.from), id(&e.to)) {
+            adj[a].push(b);
+        }
+    }
+    for a in &mut adj {
+        a.sort_unstable();
+        a.dedup();
+    }
+    // The component of each key, for the keys on a looping component.
+    let mut comp_of = vec![usize::MAX; names.len()];
+    for (c, comp) in sccs(names.len(), &adj).into_iter().enumerate() {
+        let loops = comp.len() > 1 || adj[comp[0]].contains(&comp[0]);
+        if loops {
+            for v in comp {
+                comp_of[v] = c;
+            }
+        }
+    }
+    let mut files: Vec<&Path> = edges
+        .iter()
+        .filter(|e| match (id(&e.from), id(&e.to)) {
+            (Some(a), Some(b)) => comp_of[a] != usize::MAX && comp_of[a] == comp_of[b],
+            _ => false,
+        })
+        .map(|e| e.file.source.path.as_path())
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    files
+}
+
 /// A confirmed cycle of one group: its hops (edge indices, starting at the smallest key) and
 /// Puppet's message.
 struct Found {
@@ -408,9 +450,23 @@ impl Rule for InterpolationLoop {
                     .or_default()
                     .push(i);
             }
+            // A group's graph is a part of the graph of every edge of the environment: it can
+            // only loop through edges that lie on a cycle of the whole graph (both ends in one
+            // strongly connected component that loops). Only the groups reading a file with
+            // such an edge are looked at (with one group per node file, few are).
+            let looping = looping_files(&edges);
+            let mut candidate = vec![false; env.groups.len()];
+            for f in &looping {
+                for &g in index.groups_reading(f) {
+                    candidate[g] = true;
+                }
+            }
             let per_group: Vec<Vec<Found>> = (0..env.groups.len())
                 .into_par_iter()
                 .map(|g| {
+                    if !candidate[g] {
+                        return Vec::new();
+                    }
                     let reads: Vec<&Path> = index.files(g).collect();
                     group_cycles(env, g, &reads, &edges, &edges_by_file)
                 })

@@ -3,15 +3,16 @@
 //! level, a hash merge meeting a string, `sort_merged_arrays` over mixed types).
 //!
 //! The engine decides. A static pre-filter keeps only the keys some lookup_options entry gives
-//! a merging strategy (only those can fail on types); for each group of nodes those keys are
-//! looked up exactly as [`Group::outcomes`] looks them up, so the engine's shared result cache
-//! serves both. Only a key that fails with a merge error is looked up again with an
+//! a merging strategy (only those can fail on types); each such key is looked up once for the
+//! groups of nodes whose data cannot answer differently ([`EnvAnalysis::lookup_shared`]: with
+//! one group per node file, most keys come from files every group reads), and in their own
+//! sessions for the others. Only a key that fails with a merge error is looked up again with an
 //! explanation, which names the merge strategy and the value each location gave (in priority
 //! order, paired with the outcome's provenance for spans); replaying Puppet's pairwise merge
 //! over those values finds the pair it fails on. Environments whose lookup_options set no
 //! merging strategy are skipped without asking the engine anything.
 //!
-//! [`Group::outcomes`]: crate::analysis::Group::outcomes
+//! [`EnvAnalysis::lookup_shared`]: crate::analysis::EnvAnalysis::lookup_shared
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -171,15 +172,36 @@ impl Need {
     }
 
     /// Whether `v`, as a file gives it, passes every check a merge of the key makes. A value
-    /// with `%{` (an alias or lookup can give any type) or an eyaml `ENC[` (decrypted at
-    /// lookup) is not judged here.
+    /// with an `alias` token (which gives the aliased value, of any type) or an eyaml `ENC[`
+    /// (decrypted at lookup) is not judged here. Other tokens leave a String a String: Puppet
+    /// substitutes their results with `to_s` (reference §5.3), and values are interpolated
+    /// before they are merged.
     fn safe(&self, v: &Value) -> bool {
         !self.always
-            && !crate::engine::data::has_interpolation(v)
+            && !has_alias_token(v)
             && !has_encrypted(v)
             && (!self.unique || crate::engine::types::check_scalar_or_array_data("x", v).is_none())
             && (!self.hash || crate::engine::types::check_hash_string_data("x", v).is_none())
     }
+}
+
+/// Whether a value holds (in a string or a hash key) what may be an `alias` token.
+fn has_alias_token(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if s.contains("%{") && s.contains("alias") => return true,
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Hash(h) => {
+                for (k, x) in h.iter() {
+                    stack.push(k);
+                    stack.push(x);
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether a value holds an eyaml `ENC[` anywhere.
@@ -517,82 +539,154 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
         }
         infos.insert(f.source.path.as_path(), keys);
     }
-    let mut found: BTreeMap<(PathBuf, u32, u32, String), Finding> = BTreeMap::new();
-    for (gi, g) in env.groups.iter().enumerate() {
-        if g.nodes.is_empty() {
-            continue;
+    // A key is looked up only when a merge of it can fail: Puppet merges only when two
+    // locations give a value (one value is returned as it is, `MergeStrategy#lookup`;
+    // `attribute` needs two), and a merge of values that all pass the type check of every
+    // strategy lookup_options may give the key (`Need`) cannot fail. A location the project
+    // did not load could hold anything: a group reading one looks up every candidate key its
+    // data defines.
+    let index = env.read_index();
+    let unknown: Vec<bool> = env
+        .groups
+        .iter()
+        .map(|g| {
+            g.hierarchy.levels.iter().any(|level| {
+                level.locations.iter().flatten().any(|loc| {
+                    loc.exists && !loc.is_uri && !infos.contains_key(Path::new(&loc.location))
+                })
+            })
+        })
+        .collect();
+    // Per candidate key: the files defining it, and whether every value it has is safe.
+    let mut keys: BTreeMap<&str, (Vec<&Path>, bool)> = BTreeMap::new();
+    for (path, list) in &infos {
+        for (k, safe) in list {
+            let e = keys.entry(k.as_str()).or_insert((Vec::new(), true));
+            if e.0.last() != Some(path) {
+                e.0.push(path);
+            }
+            e.1 &= *safe;
         }
-        // The candidate keys this group's data defines, looked up as `Group::outcomes` looks
-        // them up (same session scope, same request), so the engine's shared result cache
-        // serves both: a rule that computed the group's outcomes already paid for these.
-        // A key is looked up only when a merge of it can fail: Puppet merges only when two
-        // locations give a value (one value is returned as it is, `MergeStrategy#lookup`;
-        // `attribute` needs two), and a merge of values that all pass the type check of every
-        // strategy lookup_options may give the key (`Need`) cannot fail. A location the
-        // project did not load could hold anything: then every candidate key is looked up.
-        let mut per_key: std::collections::HashMap<&str, (u32, bool)> = Default::default();
-        let mut unknown = false;
-        for level in &g.hierarchy.levels {
-            for loc in level.locations.iter().flatten() {
-                if !loc.exists || loc.is_uri {
-                    continue;
+    }
+    let mut found: BTreeMap<(PathBuf, u32, u32, String), Finding> = BTreeMap::new();
+    let mut add = |key: &str, outcome: &crate::engine::LookupOutcome, gs: &[usize]| {
+        let Some(err) = outcome.error() else { return };
+        if !is_merge_error(&err.message) {
+            return;
+        }
+        let Some(&first) = gs.first() else { return };
+        // A failing lookup_options assembly fails every key with the same message; the
+        // explanation then holds no search for the key, and H405 reports the cause.
+        let Some(a) = attribute(env, &env.groups[first], key) else {
+            return;
+        };
+        let id = (
+            a.bad.file.path.clone(),
+            a.bad.span().start,
+            a.bad.span().end,
+            err.message.clone(),
+        );
+        match found.get_mut(&id) {
+            Some(f) => {
+                // The finding reads as the first group (in group order) that has it.
+                if first < f.groups[0] {
+                    f.key = key.to_string();
+                    f.a = a;
+                    f.from = options_entry(project, &env.groups[first], key);
                 }
-                let Some(info) = infos.get(Path::new(&loc.location)) else {
-                    unknown = true;
-                    continue;
-                };
-                for (k, safe) in info {
-                    let e = per_key.entry(k.as_str()).or_insert((0, true));
-                    e.0 += 1;
-                    e.1 &= *safe;
+                f.groups.extend_from_slice(gs);
+                f.groups.sort_unstable();
+            }
+            None => {
+                let from = options_entry(project, &env.groups[first], key);
+                found.insert(
+                    id,
+                    Finding {
+                        key: key.to_string(),
+                        a,
+                        message: err.message.clone(),
+                        from,
+                        groups: gs.to_vec(),
+                    },
+                );
+            }
+        }
+    };
+    let reference = env.reference_session();
+    let mut own: Vec<Vec<&str>> = vec![Vec::new(); env.groups.len()];
+    let mut mark = vec![false; env.groups.len()];
+    for (key, (files, safe)) in keys {
+        // The groups whose data define the key (and could fail to merge it).
+        let mut groups: Vec<usize> = Vec::new();
+        for f in files {
+            for &g in index.groups_reading(f) {
+                if !mark[g] && !env.groups[g].nodes.is_empty() && (!safe || unknown[g]) {
+                    mark[g] = true;
+                    groups.push(g);
                 }
             }
         }
-        let mut keys: Vec<String> = per_key
-            .into_iter()
-            .filter(|&(_, (count, safe))| unknown || (count >= 2 && !safe))
-            .map(|(k, _)| k.to_string())
+        for &g in &groups {
+            mark[g] = false;
+        }
+        if groups.is_empty() {
+            continue;
+        }
+        groups.sort_unstable();
+        // One evaluation for the groups whose data cannot answer differently, then the rest
+        // on their own (`EnvAnalysis::lookup_shared`).
+        let req = LookupRequest::new(&request(key));
+        let shared = env.lookup_shared(&reference, &groups, &req);
+        for &g in &shared.others {
+            own[g].push(key);
+        }
+        add(key, &shared.outcome, &shared.sharing);
+    }
+    // The groups that may answer differently look their keys up in a session each, when a
+    // merge can fail in their own data: two locations give the key a value, one of them not
+    // safe (or a location the project did not load).
+    for (g, keys) in own.iter().enumerate() {
+        if keys.is_empty() {
+            continue;
+        }
+        let mut per_key: std::collections::HashMap<&str, (u32, bool)> = Default::default();
+        if !unknown[g] {
+            let wanted: std::collections::HashSet<&str> = keys.iter().copied().collect();
+            for level in &env.groups[g].hierarchy.levels {
+                for loc in level.locations.iter().flatten() {
+                    if !loc.exists || loc.is_uri {
+                        continue;
+                    }
+                    for (k, safe) in infos.get(Path::new(&loc.location)).into_iter().flatten() {
+                        if wanted.contains(k.as_str()) {
+                            let e = per_key.entry(k.as_str()).or_insert((0, true));
+                            e.0 += 1;
+                            e.1 &= *safe;
+                        }
+                    }
+                }
+            }
+        }
+        let keys: Vec<&str> = keys
+            .iter()
+            .copied()
+            .filter(|k| {
+                unknown[g]
+                    || per_key
+                        .get(k)
+                        .is_some_and(|&(count, safe)| count >= 2 && !safe)
+            })
             .collect();
         if keys.is_empty() {
             continue;
         }
-        keys.sort();
-        let session = g.session(env);
-        for key in &keys {
-            let outcome = session.lookup(&LookupRequest::new(&request(key)));
-            let Some(err) = outcome.error() else { continue };
-            if !is_merge_error(&err.message) {
-                continue;
-            }
-            // A failing lookup_options assembly fails every key with the same message; the
-            // explanation then holds no search for the key, and H405 reports the cause.
-            let Some(a) = attribute(env, g, key) else {
-                continue;
-            };
-            let id = (
-                a.bad.file.path.clone(),
-                a.bad.span().start,
-                a.bad.span().end,
-                err.message.clone(),
-            );
-            match found.get_mut(&id) {
-                Some(f) => f.groups.push(gi),
-                None => {
-                    let from = options_entry(project, g, key);
-                    found.insert(
-                        id,
-                        Finding {
-                            key: key.clone(),
-                            a,
-                            message: err.message.clone(),
-                            from,
-                            groups: vec![gi],
-                        },
-                    );
-                }
-            }
+        let session = env.groups[g].session(env);
+        for key in keys {
+            let outcome = env.lookup_own(&session, &LookupRequest::new(&request(key)));
+            add(key, &outcome, &[g]);
         }
     }
+
     for f in found.into_values() {
         sink.report(diagnostic(env, f));
     }
