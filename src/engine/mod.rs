@@ -208,7 +208,7 @@ impl Deps {
 
 /// Outcomes of one request whose lookups read the same keys, by data signature.
 struct DataVariants {
-    keys: KeysRead,
+    keys: Arc<KeysRead>,
     by_signature: vfs::FastMap<u64, levels::ByReads<CachedOutcome>>,
     count: usize,
 }
@@ -511,7 +511,8 @@ pub struct Session<'e> {
     hierarchy: std::cell::OnceCell<Arc<ResolvedHierarchy>>,
     /// Data signatures computed, by the keys they cover: a cache miss asks for the signature of
     /// the cached key lists and then of its own keys, mostly the same list.
-    signatures: std::cell::RefCell<vfs::FastMap<KeysRead, u64>>,
+    /// (By the address of the cached list, kept alive here so that the address is not reused.)
+    signatures: std::cell::RefCell<vfs::FastMap<usize, (Arc<KeysRead>, u64)>>,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -540,6 +541,8 @@ fn request_hash(req: &LookupRequest) -> u64 {
 /// The hierarchies of every layer resolved for one scope.
 #[derive(Clone, Debug)]
 pub struct ResolvedHierarchy {
+    /// Which levels belong to which layer, built on first use.
+    layers: std::sync::OnceLock<Arc<LayerLevels>>,
     pub levels: Vec<Arc<ResolvedLevel>>,
     /// Layers Puppet cannot use (configuration errors), with the error a lookup would raise.
     pub errors: Vec<(Place, LookupError)>,
@@ -550,7 +553,33 @@ pub struct ResolvedHierarchy {
     sources: Vec<usize>,
 }
 
+/// The levels of a [`ResolvedHierarchy`] by layer: the global and environment levels (indices,
+/// in order), and each module's (a contiguous range: layers are resolved one after the other).
+#[derive(Debug, Default)]
+struct LayerLevels {
+    shared: Vec<usize>,
+    modules: vfs::FastMap<String, std::ops::Range<usize>>,
+}
+
 impl ResolvedHierarchy {
+    fn layers(&self) -> &LayerLevels {
+        self.layers.get_or_init(|| {
+            let mut out = LayerLevels::default();
+            for (i, lv) in self.levels.iter().enumerate() {
+                match &lv.layer {
+                    Place::Module(m) => {
+                        let r = out.modules.entry(m.clone()).or_insert(i..i);
+                        // Contiguous by construction; were it not, the range would only
+                        // widen, and `data_signature` checks each level's layer.
+                        r.end = i + 1;
+                    }
+                    _ => out.shared.push(i),
+                }
+            }
+            Arc::new(out)
+        })
+    }
+
     /// A fingerprint of what the hierarchy reads: two scopes with the same fingerprint see the
     /// same files (useful to deduplicate fact sets).
     pub fn fingerprint(&self) -> u64 {
@@ -603,6 +632,7 @@ impl Session<'_> {
             sources.push(vfs::text_id(&*self.engine.vfs, c));
         }
         ResolvedHierarchy {
+            layers: Default::default(),
             levels,
             errors,
             warnings: cx.warnings.into_inner(),
@@ -683,14 +713,14 @@ impl Session<'_> {
         reads.extend(self.state.lopts_reads.borrow().iter().cloned());
         keys.sort();
         keys.dedup();
-        let signature = self.signature_of(&keys);
+        let signature = self.data_signature(&keys);
         if let Ok(mut m) = self.engine.by_data.write() {
             let lists = m.entry(h).or_default();
-            let slot = match lists.iter().position(|l| l.keys == keys) {
+            let slot = match lists.iter().position(|l| *l.keys == keys) {
                 Some(i) => Some(i),
                 None if lists.len() < MAX_KEY_LISTS => {
                     lists.push(DataVariants {
-                        keys,
+                        keys: Arc::new(keys),
                         by_signature: Default::default(),
                         count: 0,
                     });
@@ -806,10 +836,20 @@ impl Session<'_> {
         let mut wanted: Vec<Value> = keys.iter().map(|(k, _)| Value::string(&**k)).collect();
         wanted.push(Value::string(lookup::LOOKUP_OPTIONS));
         let mut hs = vfs::Fnv::default();
-        for lv in &h.levels {
-            if !consulted(&lv.layer) {
-                continue;
-            }
+        // The global and environment levels, then those of the modules the keys route to (a
+        // modulepath can hold hundreds of modules: their levels are found by name, not tested
+        // one by one).
+        let layers = h.layers();
+        let consulted_levels = layers.shared.iter().copied().chain(
+            modules
+                .iter()
+                .filter_map(|m| Some((*m, layers.modules.get(*m)?)))
+                .flat_map(|(m, r)| {
+                    r.clone()
+                        .filter(move |&i| matches!(&h.levels[i].layer, Place::Module(x) if x == m))
+                }),
+        );
+        for lv in consulted_levels.map(|i| &h.levels[i]) {
             let write_level = |hs: &mut vfs::Fnv| {
                 lv.layer.hash(hs);
                 lv.name.hash(hs);
@@ -853,12 +893,13 @@ impl Session<'_> {
     }
 
     /// [`Session::data_signature`], computed once per key list in this session.
-    fn signature_of(&self, keys: &[(Arc<str>, Option<String>)]) -> u64 {
-        if let Some(&s) = self.signatures.borrow().get(keys) {
-            return s;
+    fn signature_of(&self, keys: &Arc<KeysRead>) -> u64 {
+        let id = Arc::as_ptr(keys) as usize;
+        if let Some((_, s)) = self.signatures.borrow().get(&id) {
+            return *s;
         }
         let s = self.data_signature(keys);
-        self.signatures.borrow_mut().insert(keys.to_vec(), s);
+        self.signatures.borrow_mut().insert(id, (keys.clone(), s));
         s
     }
 
