@@ -649,6 +649,18 @@ impl Deltas {
                 .collect::<Vec<_>>()
         };
         let ref_errors = errors(rh);
+        // The indexes of the differing levels, built in parallel first (each loads the data of
+        // a node file: the pass below is serial).
+        groups.par_iter().skip(1).for_each(|group| {
+            if group.hierarchy.levels.len() == rh.levels.len() {
+                for (gl, rl) in group.hierarchy.levels.iter().zip(&rh.levels) {
+                    if !Arc::ptr_eq(gl, rl) {
+                        gl.index(engine);
+                        rl.index(engine);
+                    }
+                }
+            }
+        });
         // The reference's differing slots already seen (their keys are listed once).
         let mut ref_seen: std::collections::HashSet<(u32, u32)> = Default::default();
         // Keys of the locations of a level at index `i` (all of them for `None`), and whether

@@ -558,7 +558,15 @@ pub struct ResolvedHierarchy {
 #[derive(Debug, Default)]
 struct LayerLevels {
     shared: Vec<usize>,
-    modules: vfs::FastMap<String, std::ops::Range<usize>>,
+    /// By a hash of the module's name (no name is copied: a hierarchy is built per node, with
+    /// hundreds of modules); two names with one hash share a widened range, and
+    /// `data_signature` checks each level's layer.
+    modules: vfs::FastMap<u64, std::ops::Range<usize>>,
+}
+
+fn module_key(name: &str) -> u64 {
+    use std::hash::BuildHasher as _;
+    foldhash::fast::FixedState::default().hash_one(name)
 }
 
 impl ResolvedHierarchy {
@@ -568,7 +576,7 @@ impl ResolvedHierarchy {
             for (i, lv) in self.levels.iter().enumerate() {
                 match &lv.layer {
                     Place::Module(m) => {
-                        let r = out.modules.entry(m.clone()).or_insert(i..i);
+                        let r = out.modules.entry(module_key(m)).or_insert(i..i);
                         // Contiguous by construction; were it not, the range would only
                         // widen, and `data_signature` checks each level's layer.
                         r.end = i + 1;
@@ -843,7 +851,7 @@ impl Session<'_> {
         let consulted_levels = layers.shared.iter().copied().chain(
             modules
                 .iter()
-                .filter_map(|m| Some((*m, layers.modules.get(*m)?)))
+                .filter_map(|m| Some((*m, layers.modules.get(&module_key(m))?)))
                 .flat_map(|(m, r)| {
                     r.clone()
                         .filter(move |&i| matches!(&h.levels[i].layer, Place::Module(x) if x == m))

@@ -267,14 +267,12 @@ struct Found {
     message: String,
 }
 
-/// The cycles of one group, confirmed by the engine.
+/// The cycles of one group's graph (not yet confirmed by the engine).
 fn group_cycles(
-    env: &EnvAnalysis,
-    g: usize,
     reads: &[&Path],
     edges: &[Edge],
     edges_by_file: &HashMap<&Path, Vec<usize>>,
-) -> Vec<Found> {
+) -> Vec<Cycle> {
     // Edges this group evaluates, in the order of the files it reads, then file order (each
     // file's edges in edge order, which the stable sort keeps for equal spans).
     let mut mine: Vec<(usize, usize)> = reads
@@ -333,31 +331,122 @@ fn group_cycles(
             }
         }
     }
-    if cycles.is_empty() {
-        return Vec::new();
+    cycles
+        .into_iter()
+        .map(|c| Cycle {
+            keys: c.iter().map(|&v| names[v].to_string()).collect(),
+            hops: (0..c.len())
+                .map(|i| hop_edge.get(&(c[i], c[(i + 1) % c.len()])).copied())
+                .collect(),
+        })
+        .collect()
+}
+
+/// A cycle of one group's graph, to be confirmed by the engine: its keys (from the smallest)
+/// and its hops (edge indices; `None` when an edge is missing).
+struct Cycle {
+    keys: Vec<String>,
+    hops: Option<Vec<usize>>,
+}
+
+/// What the lookup of a cycle's keys runs into, per key and group: one evaluation for the
+/// groups whose data cannot answer differently (`EnvAnalysis::lookup_shared`), the others in a
+/// session each.
+struct Recursions<'k> {
+    shared: HashMap<&'k str, (Recursion, Vec<usize>)>,
+    own: HashMap<(&'k str, usize), Recursion>,
+}
+
+type Recursion = Option<(Vec<String>, String)>;
+
+impl<'k> Recursions<'k> {
+    fn new(env: &EnvAnalysis, cycles: &'k [Vec<Cycle>]) -> Recursions<'k> {
+        let mut key_groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (g, cs) in cycles.iter().enumerate() {
+            for k in cs.iter().flat_map(|c| &c.keys) {
+                let e = key_groups.entry(k.as_str()).or_default();
+                if e.last() != Some(&g) {
+                    e.push(g);
+                }
+            }
+        }
+        let mut out = Recursions {
+            shared: HashMap::new(),
+            own: HashMap::new(),
+        };
+        if key_groups.is_empty() {
+            return out;
+        }
+        let reference = env.reference_session();
+        let mut own: Vec<Vec<&str>> = vec![Vec::new(); env.groups.len()];
+        for (k, mut groups) in key_groups {
+            groups.sort_unstable();
+            groups.dedup();
+            let req = LookupRequest::new(&request_for_root_key(k));
+            let s = env.lookup_shared(&reference, &groups, &req);
+            for &g in &s.others {
+                own[g].push(k);
+            }
+            out.shared.insert(k, (recursion_in(&s.outcome), s.sharing));
+        }
+        let answers: Vec<Vec<(&str, usize, Recursion)>> = own
+            .into_par_iter()
+            .enumerate()
+            .filter(|(_, keys)| !keys.is_empty())
+            .map(|(g, keys)| {
+                let session = env.groups[g].session(env);
+                keys.into_iter()
+                    .map(|k| {
+                        let req = LookupRequest::new(&request_for_root_key(k));
+                        (k, g, recursion_in(&env.lookup_own(&session, &req)))
+                    })
+                    .collect()
+            })
+            .collect();
+        for (k, g, r) in answers.into_iter().flatten() {
+            out.own.insert((k, g), r);
+        }
+        out
     }
-    let session = env.groups[g].session(env);
-    let mut cache: HashMap<usize, Option<(Vec<String>, String)>> = HashMap::new();
+
+    fn get<'s>(&'s self, key: &'s str, g: usize) -> Option<&'s (Vec<String>, String)> {
+        match self.own.get(&(key, g)) {
+            Some(r) => r.as_ref(),
+            None => self
+                .shared
+                .get(key)
+                .filter(|(_, groups)| groups.binary_search(&g).is_ok())
+                .and_then(|(r, _)| r.as_ref()),
+        }
+    }
+}
+
+/// The cycles of group `g` the engine confirms: a lookup of one of the cycle's keys (tried in
+/// the cycle's order) fails with a recursion through exactly the cycle's keys.
+fn confirmed(g: usize, cycles: &[Cycle], recursions: &Recursions) -> Vec<Found> {
     let mut out = Vec::new();
     for c in cycles {
-        let keys: BTreeSet<&str> = c.iter().map(|&v| names[v]).collect();
-        let confirmed = c.iter().find_map(|&v| {
-            let r = cache
-                .entry(v)
-                .or_insert_with(|| recursion_of(&session, names[v]))
-                .clone()?;
-            let stack: BTreeSet<&str> = r.0.iter().map(String::as_str).collect();
-            (stack == keys).then_some(r.1)
+        let keys: BTreeSet<&str> = c.keys.iter().map(String::as_str).collect();
+        let message = c.keys.iter().find_map(|k| {
+            let (stack, message) = recursions.get(k, g)?;
+            let stack: BTreeSet<&str> = stack.iter().map(String::as_str).collect();
+            (stack == keys).then(|| message.clone())
         });
-        let Some(message) = confirmed else { continue };
-        let hops: Option<Vec<usize>> = (0..c.len())
-            .map(|i| hop_edge.get(&(c[i], c[(i + 1) % c.len()])).copied())
-            .collect();
-        if let Some(hops) = hops {
-            out.push(Found { hops, message });
+        let Some(message) = message else { continue };
+        if let Some(hops) = &c.hops {
+            out.push(Found {
+                hops: hops.clone(),
+                message,
+            });
         }
     }
     out
+}
+
+/// The recursion a lookup's outcome reports, if any: the stack's keys and Puppet's message.
+fn recursion_in(outcome: &crate::engine::LookupOutcome) -> Recursion {
+    let e = outcome.error()?;
+    recursion_stack(&e.message).map(|s| (s, e.message.clone()))
 }
 
 /// The recursion a lookup of `key` runs into, if any: the stack's keys and Puppet's message.
@@ -461,15 +550,21 @@ impl Rule for InterpolationLoop {
                     candidate[g] = true;
                 }
             }
-            let per_group: Vec<Vec<Found>> = (0..env.groups.len())
+            let cycles: Vec<Vec<Cycle>> = (0..env.groups.len())
                 .into_par_iter()
                 .map(|g| {
                     if !candidate[g] {
                         return Vec::new();
                     }
                     let reads: Vec<&Path> = index.files(g).collect();
-                    group_cycles(env, g, &reads, &edges, &edges_by_file)
+                    group_cycles(&reads, &edges, &edges_by_file)
                 })
+                .collect();
+            let recursions = Recursions::new(env, &cycles);
+            let per_group: Vec<Vec<Found>> = cycles
+                .iter()
+                .enumerate()
+                .map(|(g, cs)| confirmed(g, cs, &recursions))
                 .collect();
             // The same hops found for several groups make one diagnostic naming them all.
             let mut by_hops: BTreeMap<Vec<usize>, (Vec<usize>, String)> = BTreeMap::new();

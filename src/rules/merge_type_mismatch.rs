@@ -642,47 +642,61 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
         }
         add(key, &shared.outcome, &shared.sharing);
     }
-    // The groups that may answer differently look their keys up in a session each, when a
-    // merge can fail in their own data: two locations give the key a value, one of them not
-    // safe (or a location the project did not load).
-    for (g, keys) in own.iter().enumerate() {
-        if keys.is_empty() {
-            continue;
-        }
-        let mut per_key: std::collections::HashMap<&str, (u32, bool)> = Default::default();
-        if !unknown[g] {
-            let wanted: std::collections::HashSet<&str> = keys.iter().copied().collect();
-            for level in &env.groups[g].hierarchy.levels {
-                for loc in level.locations.iter().flatten() {
-                    if !loc.exists || loc.is_uri {
-                        continue;
-                    }
-                    for (k, safe) in infos.get(Path::new(&loc.location)).into_iter().flatten() {
-                        if wanted.contains(k.as_str()) {
-                            let e = per_key.entry(k.as_str()).or_insert((0, true));
-                            e.0 += 1;
-                            e.1 &= *safe;
+    // The groups that may answer differently look their keys up in a session each (in
+    // parallel), when a merge can fail in their own data: two locations give the key a value,
+    // one of them not safe (or a location the project did not load).
+    use rayon::prelude::*;
+    let failing: Vec<(usize, Vec<(&str, crate::engine::LookupOutcome)>)> = own
+        .into_par_iter()
+        .enumerate()
+        .filter(|(_, keys)| !keys.is_empty())
+        .map(|(g, keys)| {
+            let mut per_key: std::collections::HashMap<&str, (u32, bool)> = Default::default();
+            if !unknown[g] {
+                let wanted: std::collections::HashSet<&str> = keys.iter().copied().collect();
+                for level in &env.groups[g].hierarchy.levels {
+                    for loc in level.locations.iter().flatten() {
+                        if !loc.exists || loc.is_uri {
+                            continue;
+                        }
+                        for (k, safe) in infos.get(Path::new(&loc.location)).into_iter().flatten() {
+                            if wanted.contains(k.as_str()) {
+                                let e = per_key.entry(k.as_str()).or_insert((0, true));
+                                e.0 += 1;
+                                e.1 &= *safe;
+                            }
                         }
                     }
                 }
             }
-        }
-        let keys: Vec<&str> = keys
-            .iter()
-            .copied()
-            .filter(|k| {
-                unknown[g]
-                    || per_key
-                        .get(k)
-                        .is_some_and(|&(count, safe)| count >= 2 && !safe)
-            })
-            .collect();
-        if keys.is_empty() {
-            continue;
-        }
-        let session = env.groups[g].session(env);
-        for key in keys {
-            let outcome = env.lookup_own(&session, &LookupRequest::new(&request(key)));
+            let keys: Vec<&str> = keys
+                .into_iter()
+                .filter(|k| {
+                    unknown[g]
+                        || per_key
+                            .get(k)
+                            .is_some_and(|&(count, safe)| count >= 2 && !safe)
+                })
+                .collect();
+            if keys.is_empty() {
+                return (g, Vec::new());
+            }
+            let session = env.groups[g].session(env);
+            let failed = keys
+                .into_iter()
+                .map(|key| {
+                    (
+                        key,
+                        env.lookup_own(&session, &LookupRequest::new(&request(key))),
+                    )
+                })
+                .filter(|(_, o)| o.error().is_some_and(|e| is_merge_error(&e.message)))
+                .collect();
+            (g, failed)
+        })
+        .collect();
+    for (g, outcomes) in failing {
+        for (key, outcome) in outcomes {
             add(key, &outcome, &[g]);
         }
     }
