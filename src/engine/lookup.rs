@@ -2884,6 +2884,43 @@ fn data_format(function: &str) -> Option<Format> {
     }
 }
 
+/// [`probe`] for the plain expressions hierarchies use (`facts.os.family`, `::role`,
+/// `trusted.certname`): identifiers joined by dots, which `split_key` splits into the same
+/// string segments (no quotes, spaces or digit-only segments), without allocating them.
+/// `None` for anything else.
+fn probe_plain(scope: &Scope, expr: &str) -> Option<Probe> {
+    let ident = |s: &str| {
+        let mut b = s.bytes();
+        b.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    };
+    let mut parts = expr.split('.');
+    let root = parts.next()?;
+    let bare = root.trim_start_matches("::");
+    if bare.len() + 2 < root.len() || !bare.split("::").all(ident) {
+        return None;
+    }
+    if !parts.clone().all(ident) {
+        return None;
+    }
+    let mut v = match scope.lookup(root) {
+        VarLookup::Found(v) => v,
+        other => return Some(Probe::Root(other)),
+    };
+    for seg in parts {
+        v = match &v {
+            Value::Undef => return Some(Probe::Value(None)),
+            Value::Hash(h) => match h.get(&Value::string(seg)) {
+                Some(x) => x.clone(),
+                None => return Some(Probe::Value(None)),
+            },
+            _ => return Some(Probe::Error),
+        };
+    }
+    Some(Probe::Value(Some(v)))
+}
+
 /// What a scope expression (`facts.os.family`, `::role`) reads from a scope, evaluated without
 /// side effects: the engine's result cache replays it against another scope to know whether a
 /// cached outcome applies.
@@ -2898,6 +2935,14 @@ pub enum Probe {
 }
 
 pub(crate) fn probe(scope: &Scope, expr: &str) -> Probe {
+    match probe_plain(scope, expr) {
+        Some(p) => p,
+        None => probe_split(scope, expr),
+    }
+}
+
+/// [`probe`] through `split_key` (any expression).
+fn probe_split(scope: &Scope, expr: &str) -> Probe {
     let Ok(mut segments) = split_key(expr) else {
         return Probe::Error;
     };
@@ -2929,4 +2974,62 @@ pub(crate) fn probe(scope: &Scope, expr: &str) -> Probe {
         };
     }
     Probe::Value(Some(v))
+}
+
+#[cfg(test)]
+mod probe_tests {
+    use super::*;
+    use crate::value::Hash;
+
+    /// The allocation-free path answers as `split_key` does, or leaves the expression to it.
+    #[test]
+    fn plain_probes_answer_as_split_probes() {
+        let mut os = Hash::default();
+        os.insert(Value::string("family"), Value::string("Debian"));
+        os.insert(
+            Value::string("list"),
+            Value::Array(vec![Value::Integer(1)].into()),
+        );
+        let mut facts = Hash::default();
+        facts.insert(Value::string("os"), Value::hash(os));
+        facts.insert(Value::string("role"), Value::string("web"));
+        facts.insert(Value::string("n"), Value::Integer(3));
+        let trusted = crate::engine::Trusted {
+            certname: Some("web01".into()),
+            ..Default::default()
+        };
+        let scope = Scope::for_node(&facts, &trusted, None, "production");
+        let mut plain = 0;
+        for expr in [
+            "facts.os.family",
+            "facts.os.missing",
+            "facts.os.family.deeper",
+            "facts.os.list.0",
+            "facts.os.list.x",
+            "facts.n.x",
+            "::role",
+            "role",
+            "::::role",
+            "trusted.certname",
+            "missing.x",
+            "class::var",
+            "::class::var",
+            "environment",
+            "facts.'os'.family",
+            "facts. os",
+            "facts..os",
+            "facts.os.",
+            "1",
+            "",
+            "facts.0",
+        ] {
+            let slow = probe_split(&scope, expr);
+            if let Some(fast) = probe_plain(&scope, expr) {
+                plain += 1;
+                assert_eq!(fast, slow, "{expr:?}");
+            }
+            assert_eq!(probe(&scope, expr), slow, "{expr:?}");
+        }
+        assert!(plain >= 10, "{plain}");
+    }
 }
