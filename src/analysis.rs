@@ -173,7 +173,7 @@ impl EnvAnalysis {
     /// A session of the reference group for [`EnvAnalysis::lookup_shared`] (one per thread:
     /// sessions keep what Puppet keeps per compile, such as the assembled lookup_options).
     pub fn reference_session(&self) -> crate::engine::Session<'_> {
-        self.groups[self.deltas().reference].session(self)
+        self.groups[REFERENCE].session(self)
     }
 
     /// Looks `req` up once, in the first group (the reference; `reference` is a session of
@@ -199,22 +199,18 @@ impl EnvAnalysis {
         groups: &[usize],
         req: &LookupRequest,
     ) -> SharedLookup {
-        let deltas = self.deltas();
-        let r = deltas.reference;
         let (outcome, deps) = reference.lookup_with_deps(req);
-        let mut affected = deltas.affected(deps.keys.iter().map(|(k, _)| &**k));
+        let mut affected = self.deltas().affected(deps.keys.iter().map(|(k, _)| &**k));
         affected.sort_unstable();
         affected.dedup();
         let mut sharing = Vec::with_capacity(groups.len());
         let mut others = Vec::new();
         for &g in groups {
-            let same = g == r
+            // A group's lookups are made for its first node (`Group::session`).
+            let same = g == REFERENCE
                 || (affected.binary_search(&g).is_err()
                     && (deps.reads_no_scope()
-                        || self.groups[g]
-                            .nodes
-                            .iter()
-                            .all(|&n| deps.answers_alike(&self.nodes[n].scope))));
+                        || deps.answers_alike(&self.nodes[self.groups[g].nodes[0]].scope)));
             if same {
                 sharing.push(g);
             } else {
@@ -226,6 +222,22 @@ impl EnvAnalysis {
             sharing,
             others,
         }
+    }
+
+    /// Runs `f` in parallel for each group with work in `own` (indexed by group: what
+    /// [`EnvAnalysis::lookup_shared`] left to it), with a session of the group: one session
+    /// per group, so that what a session assembles once (lookup_options, file data) serves
+    /// all of the group's lookups. Results in group order.
+    pub fn in_own_sessions<K: Send, T: Send>(
+        &self,
+        own: Vec<Vec<K>>,
+        f: impl Fn(usize, &crate::engine::Session<'_>, Vec<K>) -> T + Sync + Send,
+    ) -> Vec<(usize, T)> {
+        own.into_par_iter()
+            .enumerate()
+            .filter(|(_, work)| !work.is_empty())
+            .map(|(g, work)| (g, f(g, &self.groups[g].session(self), work)))
+            .collect()
     }
 
     /// Looks `req` up in `session`, a session of one of the groups [`EnvAnalysis::lookup_shared`]
@@ -589,6 +601,10 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
     Analysis { envs }
 }
 
+/// The group whose session evaluates shared lookups: the first (the node that binds nothing
+/// when the nodes are implied by the data; the first fact set otherwise).
+const REFERENCE: usize = 0;
+
 /// Where each group's hierarchy differs from the reference group's (the first: the node that
 /// binds nothing when the nodes are implied by the data), for [`EnvAnalysis::lookup_shared`].
 ///
@@ -605,7 +621,6 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
 /// layer errors or warnings, a level with no location list on one side only) makes the group
 /// evaluate every lookup itself.
 struct Deltas {
-    reference: usize,
     /// Groups that never share.
     never: Vec<usize>,
     /// By root key: the groups one of whose differing locations defines it.
@@ -623,25 +638,16 @@ impl Deltas {
     fn new(engine: &Engine, groups: &[Group]) -> Deltas {
         use crate::engine::ResolvedLevel;
         let mut d = Deltas {
-            reference: 0,
             never: Vec::new(),
             by_key: Default::default(),
             ref_by_key: Default::default(),
             ref_always: Vec::new(),
             by_slot: Default::default(),
         };
-        let Some(reference) = groups.first() else {
+        let Some(reference) = groups.get(REFERENCE) else {
             return d;
         };
         let rh = &reference.hierarchy;
-        fn same_settings(a: &ResolvedLevel, b: &ResolvedLevel) -> bool {
-            a.layer == b.layer
-                && a.name == b.name
-                && a.function_kind == b.function_kind
-                && a.function == b.function
-                && a.default_hierarchy == b.default_hierarchy
-                && a.options_hash == b.options_hash
-        }
         let errors = |h: &crate::engine::ResolvedHierarchy| {
             h.errors
                 .iter()
@@ -651,16 +657,20 @@ impl Deltas {
         let ref_errors = errors(rh);
         // The indexes of the differing levels, built in parallel first (each loads the data of
         // a node file: the pass below is serial).
-        groups.par_iter().skip(1).for_each(|group| {
-            if group.hierarchy.levels.len() == rh.levels.len() {
-                for (gl, rl) in group.hierarchy.levels.iter().zip(&rh.levels) {
-                    if !Arc::ptr_eq(gl, rl) {
-                        gl.index(engine);
-                        rl.index(engine);
+        groups
+            .par_iter()
+            .enumerate()
+            .filter(|(g, _)| *g != REFERENCE)
+            .for_each(|(_, group)| {
+                if group.hierarchy.levels.len() == rh.levels.len() {
+                    for (gl, rl) in group.hierarchy.levels.iter().zip(&rh.levels) {
+                        if !Arc::ptr_eq(gl, rl) {
+                            gl.index(engine);
+                            rl.index(engine);
+                        }
                     }
                 }
-            }
-        });
+            });
         // The reference's differing slots already seen (their keys are listed once).
         let mut ref_seen: std::collections::HashSet<(u32, u32)> = Default::default();
         // Keys of the locations of a level at index `i` (all of them for `None`), and whether
@@ -677,7 +687,7 @@ impl Deltas {
                 .collect();
             (keys, always)
         };
-        'groups: for (g, group) in groups.iter().enumerate().skip(1) {
+        'groups: for (g, group) in groups.iter().enumerate().filter(|(g, _)| *g != REFERENCE) {
             let h = &group.hierarchy;
             if h.levels.len() != rh.levels.len()
                 || h.warnings != rh.warnings
@@ -692,7 +702,7 @@ impl Deltas {
                 if Arc::ptr_eq(gl, rl) {
                     continue;
                 }
-                if !same_settings(gl, rl) {
+                if !gl.same_settings(rl) {
                     d.never.push(g);
                     continue 'groups;
                 }

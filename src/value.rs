@@ -302,6 +302,26 @@ impl Value {
         }
     }
 
+    /// Whether a string anywhere in the value (hash keys included) satisfies `pred`; a
+    /// depth-first walk without recursion.
+    pub fn any_string(&self, pred: impl Fn(&str) -> bool) -> bool {
+        let mut stack = vec![self];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::String(s) if pred(s) => return true,
+                Value::Array(a) => stack.extend(a.iter()),
+                Value::Hash(h) => {
+                    for (k, x) in h.iter() {
+                        stack.push(k);
+                        stack.push(x);
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
     pub fn is_undef(&self) -> bool {
         matches!(self, Value::Undef)
     }

@@ -145,14 +145,7 @@ impl DataFile {
 
 /// Whether a value holds a `%{` anywhere (keys included).
 pub fn has_interpolation(v: &Value) -> bool {
-    match v {
-        Value::String(s) => s.contains("%{"),
-        Value::Array(a) => a.iter().any(has_interpolation),
-        Value::Hash(h) => h
-            .iter()
-            .any(|(k, v)| has_interpolation(k) || has_interpolation(v)),
-        _ => false,
-    }
+    v.any_string(|s| s.contains("%{"))
 }
 
 /// Parsed files by path and format, shared by every session; a file whose text changed (a new

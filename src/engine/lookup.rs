@@ -1013,15 +1013,7 @@ impl<'a> Cx<'a> {
         if let Some(d) = p.providers.borrow().as_ref() {
             return Ok(d.clone());
         }
-        // Puppet creates them in a fresh invocation: no explainer, an empty name stack.
-        let saved_ex = self.ex.borrow_mut().take();
-        let saved_stack = std::mem::take(&mut *self.stack.borrow_mut());
-        let tracking = self.track_reads.replace(false);
-        let r = self.create_providers(p, cfg);
-        self.track_reads.set(tracking);
-        *self.ex.borrow_mut() = saved_ex;
-        *self.stack.borrow_mut() = saved_stack;
-        let d = r?;
+        let d = self.in_fresh_invocation(|| self.create_providers(p, cfg))?;
         *p.providers.borrow_mut() = Some(d.clone());
         Ok(d)
     }
@@ -1045,22 +1037,14 @@ impl<'a> Cx<'a> {
             );
             return Ok(());
         }
-        // As `data_providers`: a fresh invocation (no explainer, an empty name stack).
-        let saved_ex = self.ex.borrow_mut().take();
-        let saved_stack = std::mem::take(&mut *self.stack.borrow_mut());
-        let tracking = self.track_reads.replace(false);
         let start = out.len();
-        let mut r = self.entry_levels(p, cfg, &cfg.entries, out);
-        if r.is_ok() {
-            if let Some(d) = &cfg.default_entries {
-                if matches!(p.place, Place::Module(_)) {
-                    r = self.entry_levels(p, cfg, d, out);
-                }
+        let r = self.in_fresh_invocation(|| {
+            self.entry_levels(p, cfg, &cfg.entries, out)?;
+            match &cfg.default_entries {
+                Some(d) if matches!(p.place, Place::Module(_)) => self.entry_levels(p, cfg, d, out),
+                _ => Ok(()),
             }
-        }
-        self.track_reads.set(tracking);
-        *self.ex.borrow_mut() = saved_ex;
-        *self.stack.borrow_mut() = saved_stack;
+        });
         if let Err(e) = r {
             out.truncate(start);
             return Err(self.undefined_variable_in_config(cfg, e));
@@ -1088,6 +1072,19 @@ impl<'a> Cx<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Runs `f` as Puppet creates a layer's data providers: in a fresh invocation (no
+    /// explainer, an empty name stack), its scope reads not tracked (levels record their own).
+    fn in_fresh_invocation<T>(&self, f: impl FnOnce() -> T) -> T {
+        let saved_ex = self.ex.borrow_mut().take();
+        let saved_stack = std::mem::take(&mut *self.stack.borrow_mut());
+        let tracking = self.track_reads.replace(false);
+        let r = f();
+        self.track_reads.set(tracking);
+        *self.ex.borrow_mut() = saved_ex;
+        *self.stack.borrow_mut() = saved_stack;
+        r
     }
 
     fn create_providers(&self, p: &LayerProvider, cfg: &Arc<LayerConfig>) -> R<Levels> {
@@ -2602,6 +2599,28 @@ pub(crate) struct LevelIndex {
 }
 
 impl ResolvedLevel {
+    /// The level's settings as a lookup's data signature counts them (`Session::data_signature`):
+    /// layer, name, function and options.
+    pub(crate) fn hash_settings(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash as _;
+        self.layer.hash(h);
+        self.name.hash(h);
+        self.function_kind.hash(h);
+        self.function.hash(h);
+        self.default_hierarchy.hash(h);
+        self.options_hash.hash(h);
+    }
+
+    /// Whether two levels have the settings [`ResolvedLevel::hash_settings`] counts alike.
+    pub(crate) fn same_settings(&self, other: &ResolvedLevel) -> bool {
+        self.layer == other.layer
+            && self.name == other.name
+            && self.function_kind == other.function_kind
+            && self.function == other.function
+            && self.default_hierarchy == other.default_hierarchy
+            && self.options_hash == other.options_hash
+    }
+
     /// How many of the level's existing files define each root key, as
     /// [`Cx::defining_layers`] counts them (built-in data functions; root maps only), built
     /// once per level.

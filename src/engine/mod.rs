@@ -188,22 +188,27 @@ type KeysRead = Vec<(Arc<str>, Option<String>)>;
 pub struct Deps {
     /// The root keys it looked up (its own and nested lookups'), each with the module whose
     /// data it consults; `lookup_options` is consulted by every lookup and not listed.
-    pub keys: Vec<(Arc<str>, Option<String>)>,
+    pub keys: KeysRead,
     reads: Vec<(Arc<str>, lookup::Probe)>,
 }
 
 impl Deps {
     /// Whether `scope` answers every scope read the lookup made as the lookup's scope did.
     pub fn answers_alike(&self, scope: &Scope) -> bool {
-        self.reads
-            .iter()
-            .all(|(expr, got)| lookup::probe(scope, expr) == *got)
+        answers_alike(&self.reads, scope)
     }
 
     /// Whether the lookup read no scope variable.
     pub fn reads_no_scope(&self) -> bool {
         self.reads.is_empty()
     }
+}
+
+/// Whether `scope` answers each of `reads` (expression, what it gave) alike.
+fn answers_alike(reads: &[(Arc<str>, lookup::Probe)], scope: &Scope) -> bool {
+    reads
+        .iter()
+        .all(|(expr, got)| lookup::probe(scope, expr) == *got)
 }
 
 /// Outcomes of one request whose lookups read the same keys, by data signature.
@@ -692,7 +697,7 @@ impl Session<'_> {
     /// `Lookup.lookup(keys, nil, default, has_default, merge, invocation)`.
     pub fn lookup(&self, req: &LookupRequest) -> LookupOutcome {
         if req.explain {
-            return self.lookup_uncached(req);
+            return self.lookup_unshared(req);
         }
         let h = request_hash(req);
         if let Some(v) = self.results.borrow().get(&h) {
@@ -717,10 +722,7 @@ impl Session<'_> {
             merge: req.merge.clone(),
             default: req.default.clone(),
         };
-        let (o, mut reads, mut keys) = self.lookup_tracked(req);
-        reads.extend(self.state.lopts_reads.borrow().iter().cloned());
-        keys.sort();
-        keys.dedup();
+        let (o, Deps { keys, reads }) = self.lookup_with_deps(req);
         let signature = self.data_signature(&keys);
         if let Ok(mut m) = self.engine.by_data.write() {
             let lists = m.entry(h).or_default();
@@ -777,12 +779,7 @@ impl Session<'_> {
         let variants = m.get(key)?;
         variants
             .iter()
-            .find(|c| {
-                c.request.matches(req)
-                    && c.reads
-                        .iter()
-                        .all(|(expr, got)| lookup::probe(&self.scope, expr) == *got)
-            })
+            .find(|c| c.request.matches(req) && answers_alike(&c.reads, &self.scope))
             .map(|c| c.outcome.clone())
     }
 
@@ -792,25 +789,16 @@ impl Session<'_> {
     /// those reads alike, gets the same outcome; the analysis uses this to evaluate a lookup
     /// once for every node that cannot answer it differently.
     pub fn lookup_with_deps(&self, req: &LookupRequest) -> (LookupOutcome, Deps) {
-        let (o, mut reads, mut keys) = self.lookup_tracked(req);
+        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, req.explain);
+        let o = self.run(&cx, req);
+        let mut reads = cx.reads.take();
+        // Reads made when this session assembled a module's default lookup_options, which
+        // every later lookup depends on.
         reads.extend(self.state.lopts_reads.borrow().iter().cloned());
+        let mut keys = cx.keys.take();
         keys.sort();
         keys.dedup();
         (o, Deps { keys, reads })
-    }
-
-    #[allow(clippy::type_complexity)]
-    fn lookup_tracked(
-        &self,
-        req: &LookupRequest,
-    ) -> (
-        LookupOutcome,
-        Vec<(Arc<str>, lookup::Probe)>,
-        Vec<(Arc<str>, Option<String>)>,
-    ) {
-        let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, req.explain);
-        let o = self.run(&cx, req);
-        (o, cx.reads.take(), cx.keys.take())
     }
 
     /// The hierarchy resolved for this session's scope, in a state of its own (so that the
@@ -858,14 +846,7 @@ impl Session<'_> {
                 }),
         );
         for lv in consulted_levels.map(|i| &h.levels[i]) {
-            let write_level = |hs: &mut vfs::Fnv| {
-                lv.layer.hash(hs);
-                lv.name.hash(hs);
-                lv.function_kind.hash(hs);
-                lv.function.hash(hs);
-                lv.default_hierarchy.hash(hs);
-                lv.options_hash.hash(hs);
-            };
+            let write_level = |hs: &mut vfs::Fnv| lv.hash_settings(hs);
             let Some(locations) = &lv.locations else {
                 write_level(&mut hs);
                 continue;
@@ -928,14 +909,11 @@ impl Session<'_> {
     }
 
     /// A lookup evaluated in this session without the caches shared between sessions (neither
-    /// read nor filled): for a lookup no other session can share, because this session's own
-    /// data answers it (the analysis knows which, `EnvAnalysis::lookup_shared`), probing those
-    /// caches only costs a data signature per cached variant.
+    /// read nor filled): explained lookups, and a lookup no other session can share because
+    /// this session's own data answers it (the analysis knows which,
+    /// `EnvAnalysis::lookup_shared`), for which probing those caches only costs a data
+    /// signature per cached variant.
     pub fn lookup_unshared(&self, req: &LookupRequest) -> LookupOutcome {
-        self.lookup_uncached(req)
-    }
-
-    fn lookup_uncached(&self, req: &LookupRequest) -> LookupOutcome {
         let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, req.explain);
         self.run(&cx, req)
     }

@@ -214,25 +214,17 @@ impl Rule for InterpolatedKeyNotFound {
                     own[g].push(k);
                 }
             }
-            let own_missing: Vec<(usize, Vec<&str>)> = own
-                .into_par_iter()
-                .enumerate()
-                .filter(|(_, keys)| !keys.is_empty())
-                .map(|(g, keys)| {
-                    let session = env.groups[g].session(env);
-                    let missing = keys
-                        .into_iter()
-                        .filter(|k| {
-                            !defined(env, &session, g, k)
-                                && matches!(
-                                    env.lookup_own(&session, &LookupRequest::new(k)).result,
-                                    LookupResult::NotFound
-                                )
-                        })
-                        .collect();
-                    (g, missing)
-                })
-                .collect();
+            let own_missing = env.in_own_sessions(own, |g, session, keys| {
+                keys.into_iter()
+                    .filter(|k| {
+                        !defined(env, session, g, k)
+                            && matches!(
+                                env.lookup_own(session, &LookupRequest::new(k)).result,
+                                LookupResult::NotFound
+                            )
+                    })
+                    .collect::<Vec<&str>>()
+            });
             let mut missing: BTreeMap<&str, Vec<usize>> =
                 shared.into_iter().map(|(k, m, _)| (k, m)).collect();
             for (g, keys) in own_missing {

@@ -389,22 +389,18 @@ impl<'k> Recursions<'k> {
             }
             out.shared.insert(k, (recursion_in(&s.outcome), s.sharing));
         }
-        let answers: Vec<Vec<(&str, usize, Recursion)>> = own
-            .into_par_iter()
-            .enumerate()
-            .filter(|(_, keys)| !keys.is_empty())
-            .map(|(g, keys)| {
-                let session = env.groups[g].session(env);
-                keys.into_iter()
-                    .map(|k| {
-                        let req = LookupRequest::new(&request_for_root_key(k));
-                        (k, g, recursion_in(&env.lookup_own(&session, &req)))
-                    })
-                    .collect()
-            })
-            .collect();
-        for (k, g, r) in answers.into_iter().flatten() {
-            out.own.insert((k, g), r);
+        let answers = env.in_own_sessions(own, |_, session, keys| {
+            keys.into_iter()
+                .map(|k| {
+                    let req = LookupRequest::new(&request_for_root_key(k));
+                    (k, recursion_in(&env.lookup_own(session, &req)))
+                })
+                .collect::<Vec<_>>()
+        });
+        for (g, rs) in answers {
+            for (k, r) in rs {
+                out.own.insert((k, g), r);
+            }
         }
         out
     }

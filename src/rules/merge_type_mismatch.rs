@@ -178,49 +178,11 @@ impl Need {
     /// before they are merged.
     fn safe(&self, v: &Value) -> bool {
         !self.always
-            && !has_alias_token(v)
-            && !has_encrypted(v)
+            // What may be an `alias` token, or an eyaml block (keys included).
+            && !v.any_string(|s| (s.contains("%{") && s.contains("alias")) || s.contains("ENC["))
             && (!self.unique || crate::engine::types::check_scalar_or_array_data("x", v).is_none())
             && (!self.hash || crate::engine::types::check_hash_string_data("x", v).is_none())
     }
-}
-
-/// Whether a value holds (in a string or a hash key) what may be an `alias` token.
-fn has_alias_token(v: &Value) -> bool {
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::String(s) if s.contains("%{") && s.contains("alias") => return true,
-            Value::Array(a) => stack.extend(a.iter()),
-            Value::Hash(h) => {
-                for (k, x) in h.iter() {
-                    stack.push(k);
-                    stack.push(x);
-                }
-            }
-            _ => {}
-        }
-    }
-    false
-}
-
-/// Whether a value holds an eyaml `ENC[` anywhere.
-fn has_encrypted(v: &Value) -> bool {
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::String(s) if s.contains("ENC[") => return true,
-            Value::Array(a) => stack.extend(a.iter()),
-            Value::Hash(h) => {
-                for (k, x) in h.iter() {
-                    stack.push(k);
-                    stack.push(x);
-                }
-            }
-            _ => {}
-        }
-    }
-    false
 }
 
 /// Every merge strategy the environment's lookup_options give, by literal key and by pattern,
@@ -645,56 +607,42 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     // The groups that may answer differently look their keys up in a session each (in
     // parallel), when a merge can fail in their own data: two locations give the key a value,
     // one of them not safe (or a location the project did not load).
-    use rayon::prelude::*;
-    let failing: Vec<(usize, Vec<(&str, crate::engine::LookupOutcome)>)> = own
-        .into_par_iter()
-        .enumerate()
-        .filter(|(_, keys)| !keys.is_empty())
-        .map(|(g, keys)| {
-            let mut per_key: std::collections::HashMap<&str, (u32, bool)> = Default::default();
-            if !unknown[g] {
-                let wanted: std::collections::HashSet<&str> = keys.iter().copied().collect();
-                for level in &env.groups[g].hierarchy.levels {
-                    for loc in level.locations.iter().flatten() {
-                        if !loc.exists || loc.is_uri {
-                            continue;
-                        }
-                        for (k, safe) in infos.get(Path::new(&loc.location)).into_iter().flatten() {
-                            if wanted.contains(k.as_str()) {
-                                let e = per_key.entry(k.as_str()).or_insert((0, true));
-                                e.0 += 1;
-                                e.1 &= *safe;
-                            }
+    let failing = env.in_own_sessions(own, |g, session, keys| {
+        let mut per_key: std::collections::HashMap<&str, (u32, bool)> = Default::default();
+        if !unknown[g] {
+            let wanted: std::collections::HashSet<&str> = keys.iter().copied().collect();
+            for level in &env.groups[g].hierarchy.levels {
+                for loc in level.locations.iter().flatten() {
+                    if !loc.exists || loc.is_uri {
+                        continue;
+                    }
+                    for (k, safe) in infos.get(Path::new(&loc.location)).into_iter().flatten() {
+                        if wanted.contains(k.as_str()) {
+                            let e = per_key.entry(k.as_str()).or_insert((0, true));
+                            e.0 += 1;
+                            e.1 &= *safe;
                         }
                     }
                 }
             }
-            let keys: Vec<&str> = keys
-                .into_iter()
-                .filter(|k| {
-                    unknown[g]
-                        || per_key
-                            .get(k)
-                            .is_some_and(|&(count, safe)| count >= 2 && !safe)
-                })
-                .collect();
-            if keys.is_empty() {
-                return (g, Vec::new());
-            }
-            let session = env.groups[g].session(env);
-            let failed = keys
-                .into_iter()
-                .map(|key| {
-                    (
-                        key,
-                        env.lookup_own(&session, &LookupRequest::new(&request(key))),
-                    )
-                })
-                .filter(|(_, o)| o.error().is_some_and(|e| is_merge_error(&e.message)))
-                .collect();
-            (g, failed)
-        })
-        .collect();
+        }
+        let keys: Vec<&str> = keys
+            .into_iter()
+            .filter(|k| {
+                unknown[g]
+                    || per_key
+                        .get(k)
+                        .is_some_and(|&(count, safe)| count >= 2 && !safe)
+            })
+            .collect();
+        keys.into_iter()
+            .map(|key| {
+                let outcome = env.lookup_own(session, &LookupRequest::new(&request(key)));
+                (key, outcome)
+            })
+            .filter(|(_, o)| o.error().is_some_and(|e| is_merge_error(&e.message)))
+            .collect::<Vec<_>>()
+    });
     for (g, outcomes) in failing {
         for (key, outcome) in outcomes {
             add(key, &outcome, &[g]);
