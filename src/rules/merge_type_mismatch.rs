@@ -174,8 +174,9 @@ impl Need {
     /// Whether `v`, as a file gives it, passes every check a merge of the key makes. A value
     /// with an `alias` token (which gives the aliased value, of any type) or an eyaml `ENC[`
     /// (decrypted at lookup) is not judged here. Other tokens leave a String a String: Puppet
-    /// substitutes their results with `to_s` (reference §5.3), and values are interpolated
-    /// before they are merged.
+    /// substitutes their results with `to_s` (reference §5.3; recorded from Puppet in
+    /// fixtures/conformance/interp/methods: `"%{lookup('arr')}"` gives a String, `alias` the
+    /// Array), and values are interpolated before they are merged.
     fn safe(&self, v: &Value) -> bool {
         !self.always
             // What may be an `alias` token, or an eyaml block (keys included).
