@@ -1490,6 +1490,20 @@ impl<'a> Cx<'a> {
         ms: &MergeStrategy,
     ) -> R<Option<Value>> {
         let locs = &dp.slots;
+        // A level none of whose files can have an effect on this lookup is passed over without
+        // reading them: every location is missing or a quiet file (a built-in reader's Hash in
+        // the global or environment layer, `quiet_location`) that does not define the root key,
+        // so each would give "not found" and nothing else; a merge of nothing is nothing. Only
+        // the explanation shows the difference (each location's "not found"), so an explained
+        // lookup visits them all. A glob over a hundred team files costs one probe of the
+        // level's index (shared by every session that resolves the level alike) instead of a
+        // hundred.
+        if !self.explaining() && dp.locations.is_some() {
+            let ix = dp.level.index(self.eng);
+            if ix.always.is_empty() && !ix.by_key.contains_key(&key.root_v) {
+                return Ok(None);
+            }
+        }
         self.with(
             || NodeKind::DataProvider {
                 name: dp.explain_name(),
