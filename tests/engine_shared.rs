@@ -294,3 +294,93 @@ fn tempdir_named(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// lookup_options are interpolated, keys included (reference §5.1), so what they say can depend
+/// on the node: here `profile::%{facts.role}::config` is deep-merged for web nodes only. A
+/// session assembles them once, at its first lookup; an answer the engine shares with other
+/// sessions must still count the variables that assembly read, or a db node would be handed a
+/// web node's deep merge of a key its own lookup_options do not name (a first-found lookup).
+#[test]
+fn lookup_options_read_by_an_earlier_lookup_still_count() {
+    let dir = tempdir_named("lopts_reads");
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\ndefaults:\n  datadir: data\n  data_hash: yaml_data\nhierarchy:\n  - name: common\n    path: common.yaml\n  - name: defaults\n    path: defaults.yaml\n",
+    );
+    write(
+        &dir,
+        "data/common.yaml",
+        "---\nlookup_options:\n  \"profile::%{facts.role}::config\":\n    merge: deep\nfirst: 1\nprofile::web::config:\n  a: 1\n",
+    );
+    write(
+        &dir,
+        "data/defaults.yaml",
+        "---\nprofile::web::config:\n  b: 2\n",
+    );
+    let key = "profile::web::config";
+    for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
+        let alone = |role: &str| {
+            describe(
+                &engine(&dir, puppet)
+                    .session(Arc::new(scope("n", role)))
+                    .lookup(&LookupRequest::new(key)),
+            )
+        };
+        let (web, db) = (alone("web"), alone("db"));
+        assert!(web.contains("\"b\""), "web deep-merges: {web}");
+        assert!(!db.contains("\"b\""), "db takes the first found: {db}");
+        // One engine: the web node's session looks another key up first (assembling its
+        // lookup_options), then the key; then a db node asks for the key.
+        let shared = engine(&dir, puppet);
+        let s = shared.session(Arc::new(scope("n", "web")));
+        let _ = s.lookup(&LookupRequest::new("first"));
+        assert_eq!(describe(&s.lookup(&LookupRequest::new(key))), web);
+        let got = describe(
+            &shared
+                .session(Arc::new(scope("n", "db")))
+                .lookup(&LookupRequest::new(key)),
+        );
+        assert_eq!(got, db, "{puppet:?}: the db node through a shared engine");
+    }
+}
+
+/// hiera-eyaml keeps each value it interpolated for the rest of the compile (`context.cache`),
+/// and so does the engine's session: a later lookup that reaches the value through the cache
+/// (here `via`, which interpolates `secret`) depends on the variable the value read all the same.
+#[test]
+fn eyaml_values_from_the_session_cache_still_count_their_reads() {
+    let dir = tempdir_named("eyaml_reads");
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\ndefaults:\n  datadir: data\nhierarchy:\n  - name: secrets\n    lookup_key: eyaml_lookup_key\n    path: secrets.eyaml\n    options:\n      pkcs7_private_key: /nonexistent/private.pem\n      pkcs7_public_key: /nonexistent/public.pem\n  - name: common\n    data_hash: yaml_data\n    path: common.yaml\n",
+    );
+    write(
+        &dir,
+        "data/secrets.eyaml",
+        "---\nsecret: \"pw-%{facts.role}\"\n",
+    );
+    write(&dir, "data/common.yaml", "---\nvia: \"%{lookup('secret')}\"\n");
+    for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
+        let alone = |role: &str| {
+            describe(
+                &engine(&dir, puppet)
+                    .session(Arc::new(scope("n", role)))
+                    .lookup(&LookupRequest::new("via")),
+            )
+        };
+        let (web, db) = (alone("web"), alone("db"));
+        assert!(web.contains("pw-web") && db.contains("pw-db"), "{web} / {db}");
+        let shared = engine(&dir, puppet);
+        let s = shared.session(Arc::new(scope("n", "web")));
+        let _ = s.lookup(&LookupRequest::new("secret"));
+        assert_eq!(describe(&s.lookup(&LookupRequest::new("via"))), web);
+        let got = describe(
+            &shared
+                .session(Arc::new(scope("n", "db")))
+                .lookup(&LookupRequest::new("via")),
+        );
+        assert_eq!(got, db, "{puppet:?}: the db node through a shared engine");
+    }
+}

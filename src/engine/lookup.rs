@@ -167,8 +167,10 @@ pub(crate) struct EntryProvider {
     data_hashes: RefCell<HashMap<usize, DataHash>>,
     /// `[Some(0), Some(1), ...]`, or `[None]` without locations: the merge variants.
     slots: Vec<Option<usize>>,
-    /// Per location and key, lookup_key results.
-    key_cache: RefCell<HashMap<(usize, String), Value>>,
+    /// Per location and key, lookup_key results (as hiera-eyaml's `context.cache`), with the
+    /// scope reads and keys their interpolation made, which a lookup served from the cache
+    /// depends on too.
+    key_cache: RefCell<HashMap<(usize, String), (Value, ReadDeps)>>,
     /// eyaml's raw file hash per location.
     raw_cache: RefCell<HashMap<usize, Value>>,
 }
@@ -259,11 +261,17 @@ pub(crate) struct State {
     env_lookup_options: RefCell<Option<Option<Value>>>,
     module_default_lookup_options: RefCell<HashMap<String, Option<Rc<CompiledOpts>>>>,
     global: RefCell<Option<Rc<LayerProvider>>>,
-    /// Scope reads made while assembling lookup_options (every later lookup depends on them).
+    /// Scope reads made, and keys looked up, while assembling lookup_options: the session
+    /// keeps what it assembled, so every later lookup depends on them (`Session::lookup_with_deps`
+    /// adds them to each lookup's [`super::Deps`]).
     pub lopts_reads: RefCell<Vec<(Arc<str>, Probe)>>,
+    pub lopts_keys: RefCell<Vec<(Arc<str>, Option<String>)>>,
     env: RefCell<Option<Option<Rc<LayerProvider>>>>,
     modules: RefCell<HashMap<String, Option<Rc<LayerProvider>>>>,
 }
+
+/// Scope reads (with what they gave) and keys looked up (root, module) by some work.
+type ReadDeps = (Vec<(Arc<str>, Probe)>, Vec<(Arc<str>, Option<String>)>);
 
 /// Where a found value came from.
 #[derive(Clone, Debug)]
@@ -347,6 +355,28 @@ impl<'a> Cx<'a> {
 
     fn explaining(&self) -> bool {
         self.ex.borrow().is_some()
+    }
+
+    /// Runs `f` and tells which scope reads and key lookups it made (they stay recorded in
+    /// this lookup too): for work a session keeps and hands to later lookups, which depend on
+    /// the same reads and keys (`Cx::replay_deps`).
+    fn tracking_deps<T>(&self, f: impl FnOnce() -> T) -> (T, ReadDeps) {
+        let (reads, keys) = (self.reads.borrow().len(), self.keys.borrow().len());
+        let r = f();
+        let deps = (
+            self.reads.borrow()[reads..].to_vec(),
+            self.keys.borrow()[keys..].to_vec(),
+        );
+        (r, deps)
+    }
+
+    /// Records, for a lookup served from a session's cache, the reads and keys the cached
+    /// work made when it was computed.
+    fn replay_deps(&self, (reads, keys): &ReadDeps) {
+        if self.track_reads.get() {
+            self.reads.borrow_mut().extend(reads.iter().cloned());
+        }
+        self.keys.borrow_mut().extend(keys.iter().cloned());
     }
 
     /// `Invocation#with`: pushes an explain node around `f`.
@@ -1803,14 +1833,16 @@ impl<'a> Cx<'a> {
             return Ok(None);
         }
         let slot = li.unwrap_or(usize::MAX);
-        if let Some(v) = dp.key_cache.borrow().get(&(slot, key.to_string())) {
+        if let Some((v, deps)) = dp.key_cache.borrow().get(&(slot, key.to_string())) {
+            self.replay_deps(deps);
             return Ok(Some(v.clone()));
         }
         let loc = self.location_of(dp, li);
-        let v = match dp.func {
-            Func::Eyaml => self.eyaml_lookup_key(dp, slot, loc, key)?,
-            _ => None,
-        };
+        let (v, deps) = self.tracking_deps(|| match dp.func {
+            Func::Eyaml => self.eyaml_lookup_key(dp, slot, loc, key),
+            _ => Ok(None),
+        });
+        let v = v?;
         let Some(v) = v else {
             self.report_not_found(key);
             return Ok(None);
@@ -1824,7 +1856,7 @@ impl<'a> Cx<'a> {
         })?;
         dp.key_cache
             .borrow_mut()
-            .insert((slot, key.to_string()), v.clone());
+            .insert((slot, key.to_string()), (v.clone(), deps));
         Ok(Some(v))
     }
 
@@ -1925,7 +1957,13 @@ impl<'a> Cx<'a> {
         let opts = match cached {
             Some(o) => o,
             None => {
-                let o = self.retrieve_lookup_options(module.as_deref())?;
+                // Remembered whether it succeeds or not: a failed assembly leaves the global
+                // and environment parts cached (Puppet does not retry them).
+                let (o, (reads, keys)) =
+                    self.tracking_deps(|| self.retrieve_lookup_options(module.as_deref()));
+                self.st.lopts_reads.borrow_mut().extend(reads);
+                self.st.lopts_keys.borrow_mut().extend(keys);
+                let o = o?;
                 self.st
                     .lookup_options
                     .borrow_mut()
@@ -2045,27 +2083,33 @@ impl<'a> Cx<'a> {
                 let options = match cached {
                     Some(o) => o,
                     None => {
-                        let before = self.reads.borrow().len();
-                        let o = self.with_invocation(LOOKUP_OPTIONS, Some(module.clone()), || {
-                            self.with(
-                                || NodeKind::Scope {
-                                    name: "Searching for \"lookup_options\"".into(),
-                                },
-                                || -> R<Option<Rc<CompiledOpts>>> {
-                                    let lo = LookupKey::lookup_options();
-                                    let hash = Value::string("hash");
-                                    match self.key_lookup_in_default(&p, &cfg, &lo, Some(&hash))? {
-                                        None => Ok(None),
-                                        Some(v) => compile_patterns(
-                                            validate_lookup_options(Some(v), Some(&module))?
-                                                .as_ref(),
-                                        ),
-                                    }
-                                },
-                            )
+                        let (o, (reads, keys)) = self.tracking_deps(|| {
+                            self.with_invocation(LOOKUP_OPTIONS, Some(module.clone()), || {
+                                self.with(
+                                    || NodeKind::Scope {
+                                        name: "Searching for \"lookup_options\"".into(),
+                                    },
+                                    || -> R<Option<Rc<CompiledOpts>>> {
+                                        let lo = LookupKey::lookup_options();
+                                        let hash = Value::string("hash");
+                                        match self.key_lookup_in_default(
+                                            &p,
+                                            &cfg,
+                                            &lo,
+                                            Some(&hash),
+                                        )? {
+                                            None => Ok(None),
+                                            Some(v) => compile_patterns(
+                                                validate_lookup_options(Some(v), Some(&module))?
+                                                    .as_ref(),
+                                            ),
+                                        }
+                                    },
+                                )
+                            })
                         });
-                        let new: Vec<_> = self.reads.borrow()[before..].to_vec();
-                        self.st.lopts_reads.borrow_mut().extend(new);
+                        self.st.lopts_reads.borrow_mut().extend(reads);
+                        self.st.lopts_keys.borrow_mut().extend(keys);
                         let o = o?;
                         self.st
                             .module_default_lookup_options

@@ -792,10 +792,11 @@ impl Session<'_> {
         let cx = lookup::Cx::new(self.engine, &self.state, &self.scope, req.explain);
         let o = self.run(&cx, req);
         let mut reads = cx.reads.take();
-        // Reads made when this session assembled a module's default lookup_options, which
+        // Reads made and keys looked up when this session assembled lookup_options, which
         // every later lookup depends on.
         reads.extend(self.state.lopts_reads.borrow().iter().cloned());
         let mut keys = cx.keys.take();
+        keys.extend(self.state.lopts_keys.borrow().iter().cloned());
         keys.sort();
         keys.dedup();
         (o, Deps { keys, reads })
