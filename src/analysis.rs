@@ -567,7 +567,7 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
             let fingerprints: Vec<(u64, crate::engine::ResolvedHierarchy)> = nodes
                 .par_iter()
                 .map(|n| {
-                    let h = engine.session(n.scope.clone()).resolved_hierarchy();
+                    let h = engine.session(n.scope.clone()).fresh_hierarchy();
                     (h.fingerprint(), h)
                 })
                 .collect();
@@ -885,6 +885,16 @@ impl ReadIndex {
         self.reads[g]
             .iter()
             .map(|&id| self.paths[id as usize].as_path())
+    }
+
+    /// The ids of the files group `g` reads, in [`files_read`]'s order.
+    pub fn file_ids(&self, g: usize) -> &[u32] {
+        &self.reads[g]
+    }
+
+    /// The id of a file some group reads.
+    pub fn id(&self, path: &Path) -> Option<u32> {
+        self.ids.get(path).copied()
     }
 
     /// The groups whose hierarchies read `path`, ascending.

@@ -361,7 +361,11 @@ fn eyaml_values_from_the_session_cache_still_count_their_reads() {
         "data/secrets.eyaml",
         "---\nsecret: \"pw-%{facts.role}\"\n",
     );
-    write(&dir, "data/common.yaml", "---\nvia: \"%{lookup('secret')}\"\n");
+    write(
+        &dir,
+        "data/common.yaml",
+        "---\nvia: \"%{lookup('secret')}\"\n",
+    );
     for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
         let alone = |role: &str| {
             describe(
@@ -371,7 +375,10 @@ fn eyaml_values_from_the_session_cache_still_count_their_reads() {
             )
         };
         let (web, db) = (alone("web"), alone("db"));
-        assert!(web.contains("pw-web") && db.contains("pw-db"), "{web} / {db}");
+        assert!(
+            web.contains("pw-web") && db.contains("pw-db"),
+            "{web} / {db}"
+        );
         let shared = engine(&dir, puppet);
         let s = shared.session(Arc::new(scope("n", "web")));
         let _ = s.lookup(&LookupRequest::new("secret"));
@@ -383,4 +390,135 @@ fn eyaml_values_from_the_session_cache_still_count_their_reads() {
         );
         assert_eq!(got, db, "{puppet:?}: the db node through a shared engine");
     }
+}
+
+/// A node's hierarchy resolved afresh (`Session::fresh_hierarchy`: module layers from the
+/// engine's layer cache, filled by the nodes resolved before it) is the hierarchy an engine of
+/// its own resolves layer by layer (`Session::resolved_hierarchy` on a new engine): the same
+/// levels and locations, the same layer errors, the same warnings in the same order. Every
+/// conformance environment (module data providers from metadata.json, v3 and broken module
+/// configurations, module hierarchies reading facts), for nodes that read alike and differ.
+#[test]
+fn cached_module_layers_resolve_as_each_layer_anew() {
+    fn describe(h: &hieralint::engine::ResolvedHierarchy) -> String {
+        let levels: Vec<String> = h
+            .levels
+            .iter()
+            .map(|l| {
+                format!(
+                    "{:?} {:?} {} {} {:?} {} {:?}",
+                    l.layer,
+                    l.config_path,
+                    l.name,
+                    l.default_hierarchy,
+                    l.function_kind,
+                    l.function,
+                    l.locations
+                )
+            })
+            .collect();
+        let errors: Vec<String> = h
+            .errors
+            .iter()
+            .map(|(p, e)| format!("{p:?}: {}", e.message))
+            .collect();
+        format!("{levels:#?}\n{errors:#?}\n{:#?}", h.warnings)
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/conformance");
+    let mut envs: Vec<std::path::PathBuf> = Vec::new();
+    for area in std::fs::read_dir(&root).unwrap().flatten() {
+        for case in std::fs::read_dir(area.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let env = case.path().join("env");
+            if env.is_dir() {
+                envs.push(env);
+            }
+        }
+    }
+    envs.sort();
+    assert!(envs.len() >= 50, "{} environments", envs.len());
+    // And modules whose hierarchies read the node's variables.
+    let own = tempdir_named("layer_cache");
+    write(
+        &own,
+        "hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+    );
+    write(&own, "data/common.yaml", "---\nx: 1\n");
+    write(
+        &own,
+        "modules/osmod/hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: os\n    path: \"os/%{facts.os.family}.yaml\"\n  - name: node\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: role\n    path: \"%{facts.role}/%{facts.nothere}.yaml\"\n  - name: common\n    path: common.yaml\n",
+    );
+    write(
+        &own,
+        "modules/osmod/data/os/Debian.yaml",
+        "---\nosmod::a: 1\n",
+    );
+    write(
+        &own,
+        "modules/osmod/data/nodes/a.yaml",
+        "---\nosmod::a: 2\n",
+    );
+    write(&own, "modules/osmod/data/common.yaml", "---\nosmod::a: 3\n");
+    write(
+        &own,
+        "modules/deprec/metadata.json",
+        "{\"name\": \"acme-deprec\", \"version\": \"1.0.0\", \"data_provider\": \"hiera\"}",
+    );
+    write(
+        &own,
+        "modules/deprec/hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: per node\n    path: \"%{trusted.certname}.yaml\"\n",
+    );
+    write(&own, "modules/deprec/data/b.yaml", "---\ndeprec::b: 1\n");
+    write(
+        &own,
+        "modules/v3mod/hiera.yaml",
+        "---\n:backends:\n  - yaml\n:hierarchy:\n  - common\n",
+    );
+    envs.push(own);
+    let scopes: Vec<Scope> = [
+        ("a", "web", Some("Debian")),
+        ("b", "web", Some("Debian")),
+        ("c", "db", Some("RedHat")),
+        ("a", "db", None),
+        ("d", "web", Some("Debian")),
+    ]
+    .iter()
+    .map(|(cert, role, family)| {
+        let mut facts = Hash::default();
+        facts.insert(Value::string("role"), Value::string(*role));
+        if let Some(f) = family {
+            let mut os = Hash::default();
+            os.insert(Value::string("family"), Value::string(*f));
+            facts.insert(Value::string("os"), Value::hash(os));
+            facts.insert(Value::string("osfamily"), Value::string(*f));
+        }
+        let trusted = Trusted {
+            certname: Some((*cert).into()),
+            ..Default::default()
+        };
+        Scope::for_node(&facts, &trusted, None, "production")
+    })
+    .collect();
+    let mut with_modules = 0;
+    for env in &envs {
+        for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
+            let shared = engine(env, puppet);
+            for scope in &scopes {
+                let scope = Arc::new(scope.clone());
+                let got = describe(&shared.session(scope.clone()).fresh_hierarchy());
+                let want = describe(&engine(env, puppet).session(scope).resolved_hierarchy());
+                assert_eq!(got, want, "{puppet:?} {}", env.display());
+                if got.contains("Module(") {
+                    with_modules += 1;
+                }
+            }
+        }
+    }
+    assert!(with_modules > 50, "{with_modules}");
 }

@@ -193,3 +193,76 @@ impl LevelCache {
         }
     }
 }
+
+/// One module layer's hierarchy resolved for a scope ([`super::lookup::Cx::resolved_levels`]
+/// for that layer): its levels (or the error Puppet raises for the layer), the warnings logged
+/// while creating its provider and while resolving its levels, the interpolations counted, and
+/// the scope reads its levels made. Like a level, a layer resolves alike for every scope that
+/// answers those reads alike: creating the provider reads no variable (the module's
+/// metadata.json and hiera.yaml), and each level is a function of its reads.
+pub(crate) struct CachedLayer {
+    pub module: String,
+    pub reads: Vec<(Arc<str>, Probe)>,
+    pub provider_warnings: Vec<String>,
+    pub level_warnings: Vec<String>,
+    pub sub_lookups: usize,
+    pub levels: Vec<Arc<super::lookup::ResolvedLevel>>,
+    pub error: Option<LookupError>,
+}
+
+/// The module layers resolved by hierarchy resolutions that start afresh (grouping nodes,
+/// a session's fingerprint), by module name: resolving a node's hierarchy costs one probe per
+/// module whose levels read nothing that differs between nodes, instead of creating the
+/// module's provider and resolving each level (a modulepath holds hundreds of modules, and the
+/// analysis resolves one hierarchy per node file).
+#[derive(Default)]
+pub(crate) struct LayerCache {
+    map: RwLock<FastMap<String, LayerVariants>>,
+}
+
+/// A module's cached resolutions, and how many.
+type LayerVariants = (ByReads<Arc<CachedLayer>>, usize);
+
+impl LayerCache {
+    /// Runs `f` with the cache held for reading (one lock for a whole hierarchy's modules).
+    pub fn with<T>(
+        &self,
+        f: impl FnOnce(&dyn Fn(&str, &Scope) -> Option<Arc<CachedLayer>>) -> T,
+    ) -> T {
+        match self.map.read() {
+            Ok(map) => f(&|module: &str, scope: &Scope| {
+                map.get(module)?
+                    .0
+                    .find(scope, |c| &c.reads, |_| true)
+                    .cloned()
+            }),
+            Err(_) => f(&|_: &str, _: &Scope| None),
+        }
+    }
+
+    pub fn insert(&self, module: &str, layer: CachedLayer) {
+        let Ok(mut map) = self.map.write() else {
+            return;
+        };
+        let (variants, count) = map.entry(module.to_string()).or_default();
+        if *count >= MAX_VARIANTS {
+            return;
+        }
+        let reads = layer.reads.clone();
+        let same = |c: &Arc<CachedLayer>| {
+            c.reads
+                .iter()
+                .map(|(_, p)| p)
+                .eq(reads.iter().map(|(_, p)| p))
+        };
+        if variants.insert(&reads, Arc::new(layer), same) {
+            *count += 1;
+        }
+    }
+
+    pub fn clear(&self) {
+        if let Ok(mut m) = self.map.write() {
+            m.clear();
+        }
+    }
+}

@@ -270,6 +270,9 @@ pub(crate) struct State {
     modules: RefCell<HashMap<String, Option<Rc<LayerProvider>>>>,
 }
 
+/// The scope reads a layer's levels made, and whether all of them could be cached.
+type LayerReads = (Vec<(Arc<str>, Probe)>, bool);
+
 /// Scope reads (with what they gave) and keys looked up (root, module) by some work.
 type ReadDeps = (Vec<(Arc<str>, Probe)>, Vec<(Arc<str>, Option<String>)>);
 
@@ -323,6 +326,9 @@ pub(crate) struct Cx<'a> {
     /// Every key this lookup looked up (its own and those of nested lookups), as the root
     /// key and the module whose data it consults, for the engine's cross-hierarchy cache.
     pub keys: RefCell<Vec<(Arc<str>, Option<String>)>>,
+    /// While [`Cx::resolved_levels_fresh`] resolves a layer: the scope reads its levels made
+    /// (cached or not), and whether every level's resolution could be cached.
+    layer_reads: RefCell<Option<LayerReads>>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -350,6 +356,7 @@ impl<'a> Cx<'a> {
             reads: RefCell::new(Vec::new()),
             track_reads: std::cell::Cell::new(true),
             keys: RefCell::new(Vec::new()),
+            layer_reads: RefCell::new(None),
         }
     }
 
@@ -1253,6 +1260,9 @@ impl<'a> Cx<'a> {
             if let Some(hit) = self.eng.levels.get(id, self.scope).filter(|h| {
                 self.sub_lookups.get() + h.sub_lookups <= self.eng.limits.max_sub_lookups
             }) {
+                if let Some((reads, _)) = self.layer_reads.borrow_mut().as_mut() {
+                    reads.extend(hit.reads.iter().cloned());
+                }
                 for w in &hit.warnings {
                     self.warn(w.clone());
                 }
@@ -1274,6 +1284,10 @@ impl<'a> Cx<'a> {
             self.warn(w.clone());
         }
         let is_limit = matches!(&result, Err(e) if e.kind == ErrorKind::Unsupported);
+        if let Some((layer_reads, layer_cacheable)) = self.layer_reads.borrow_mut().as_mut() {
+            layer_reads.extend(reads.iter().cloned());
+            *layer_cacheable &= cacheable && !is_limit;
+        }
         let out = f(&result);
         if cacheable && !is_limit {
             self.eng.levels.insert(
@@ -2776,10 +2790,124 @@ impl Cx<'_> {
     pub fn layer_providers(&self) -> Vec<(Place, R<Option<Rc<LayerProvider>>>)> {
         let mut out = vec![(Place::Global, Ok(Some(self.global_provider())))];
         out.push((Place::Environment, self.env_provider()));
-        for (name, _) in self.eng.env.modules(&*self.eng.vfs) {
-            out.push((Place::Module(name.clone()), self.module_provider(&name)));
+        for (name, _) in self.eng.module_list().iter() {
+            out.push((Place::Module(name.clone()), self.module_provider(name)));
         }
         out
+    }
+
+    /// [`Cx::resolved_levels`] in a fresh state that is thrown away after (a node's hierarchy
+    /// resolved to group nodes or fingerprint a session), with module layers taken from the
+    /// engine's layer cache ([`super::levels::LayerCache`]) when the scope answers their reads
+    /// alike. The same levels, errors, warnings (in the same order: every layer's provider
+    /// first, then every layer's levels, as `layer_providers` and this loop make them) and
+    /// interpolation count as resolving each layer again.
+    pub fn resolved_levels_fresh(&self) -> (Vec<Arc<ResolvedLevel>>, Vec<(Place, LookupError)>) {
+        enum Layer {
+            Hit(Arc<super::levels::CachedLayer>),
+            Miss(Place, R<Option<Rc<LayerProvider>>>, Vec<String>),
+        }
+        let modules = self.eng.module_list();
+        let mut layers = Vec::with_capacity(modules.len() + 2);
+        layers.push(Layer::Miss(
+            Place::Global,
+            Ok(Some(self.global_provider())),
+            Vec::new(),
+        ));
+        layers.push(Layer::Miss(
+            Place::Environment,
+            self.env_provider(),
+            Vec::new(),
+        ));
+        self.eng.layers.with(|cached| {
+            for (name, _) in modules.iter() {
+                if let Some(c) = cached(name, self.scope) {
+                    for w in &c.provider_warnings {
+                        self.warn(w.clone());
+                    }
+                    layers.push(Layer::Hit(c));
+                    continue;
+                }
+                let (p, warnings) = self.capturing_warnings(|| self.module_provider(name));
+                for w in &warnings {
+                    self.warn(w.clone());
+                }
+                layers.push(Layer::Miss(Place::Module(name.clone()), p, warnings));
+            }
+        });
+        let mut levels = Vec::new();
+        let mut errors = Vec::new();
+        for layer in layers {
+            let (place, p, provider_warnings) = match layer {
+                Layer::Hit(c)
+                    if self.sub_lookups.get() + c.sub_lookups
+                        <= self.eng.limits.max_sub_lookups =>
+                {
+                    for w in &c.level_warnings {
+                        self.warn(w.clone());
+                    }
+                    self.sub_lookups.set(self.sub_lookups.get() + c.sub_lookups);
+                    levels.extend(c.levels.iter().cloned());
+                    if let Some(e) = &c.error {
+                        errors.push((Place::Module(c.module.clone()), e.clone()));
+                    }
+                    continue;
+                }
+                // Over the interpolation budget: resolved again (its provider's warnings
+                // were logged already).
+                Layer::Hit(c) => {
+                    let name = c.module.clone();
+                    let (p, w) = self.capturing_warnings(|| self.module_provider(&name));
+                    (Place::Module(name), p, w)
+                }
+                Layer::Miss(place, p, w) => (place, p, w),
+            };
+            let start = levels.len();
+            let sub_before = self.sub_lookups.get();
+            let collecting = self.layer_reads.replace(Some((Vec::new(), true)));
+            let (error, level_warnings) = self.capturing_warnings(|| match &p {
+                Ok(Some(p)) => match self.layer_config(p) {
+                    Ok(cfg) => self.levels_of(p, &cfg, &mut levels).err(),
+                    Err(e) => Some(e),
+                },
+                Ok(None) => None,
+                Err(e) => Some(e.clone()),
+            });
+            let (mut reads, cacheable) = self.layer_reads.replace(collecting).unwrap_or_default();
+            for w in &level_warnings {
+                self.warn(w.clone());
+            }
+            if let Some(e) = &error {
+                errors.push((place.clone(), e.clone()));
+            }
+            if let (Place::Module(name), true) = (&place, cacheable) {
+                // The same expression read twice gives the same answer: probed once.
+                let mut seen = std::collections::HashSet::new();
+                reads.retain(|(e, _)| seen.insert(e.clone()));
+                self.eng.layers.insert(
+                    name,
+                    super::levels::CachedLayer {
+                        module: name.clone(),
+                        reads,
+                        provider_warnings,
+                        level_warnings,
+                        sub_lookups: self.sub_lookups.get() - sub_before,
+                        levels: levels[start..].to_vec(),
+                        error,
+                    },
+                );
+            }
+        }
+        (levels, errors)
+    }
+
+    /// Runs `f` with the warnings it logs kept apart (and deduplicated among themselves, as
+    /// `warn` does): the caller logs them.
+    fn capturing_warnings<T>(&self, f: impl FnOnce() -> T) -> (T, Vec<String>) {
+        let saved = self.warnings.replace(Vec::new());
+        let r = f();
+        let captured = self.warnings.replace(saved);
+        (r, captured)
     }
 
     /// The hierarchy of every layer resolved against the scope.

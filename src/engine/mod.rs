@@ -154,6 +154,9 @@ pub struct ModuleInfo {
     pub data_provider: Option<Value>,
 }
 
+/// The modules on the modulepath: name and directory.
+type ModuleList = Arc<Vec<(String, PathBuf)>>;
+
 type ConfigResult = Result<(Arc<LayerConfig>, Vec<String>), LookupError>;
 
 /// The engine for one environment. `Sync`: share it between threads.
@@ -172,6 +175,10 @@ pub struct Engine {
     results: std::sync::RwLock<vfs::FastMap<(u64, u64), Vec<CachedOutcome>>>,
     /// Hierarchy levels resolved by any session, with the scope reads they depend on.
     pub(crate) levels: levels::LevelCache,
+    /// Module layers resolved by fresh hierarchy resolutions, with their scope reads.
+    pub(crate) layers: levels::LayerCache,
+    /// The modules on the modulepath ([`Environment::modules`]), listed once.
+    module_list: std::sync::RwLock<Option<ModuleList>>,
     /// Outcomes shared across hierarchies: by request, then by the keys the lookup read and
     /// the signature of the data defining them ([`Session::data_signature`]).
     by_data: std::sync::RwLock<vfs::FastMap<u64, Vec<DataVariants>>>,
@@ -247,6 +254,8 @@ impl Engine {
             limits: Limits::default(),
             results: std::sync::RwLock::new(Default::default()),
             levels: levels::LevelCache::default(),
+            layers: levels::LayerCache::default(),
+            module_list: std::sync::RwLock::new(None),
             by_data: std::sync::RwLock::new(Default::default()),
             generation: std::sync::atomic::AtomicU64::new(0),
         }
@@ -296,10 +305,32 @@ impl Engine {
         if let Ok(mut r) = self.results.write() {
             r.clear();
         }
-        self.levels.clear();
+        self.forget_resolutions();
         if let Ok(mut r) = self.by_data.write() {
             r.clear();
         }
+    }
+
+    /// Forgets what depends on which files and directories exist: resolved levels and layers,
+    /// and the module list.
+    fn forget_resolutions(&self) {
+        self.levels.clear();
+        self.layers.clear();
+        if let Ok(mut l) = self.module_list.write() {
+            *l = None;
+        }
+    }
+
+    /// The modules on the modulepath, by name, in Puppet's order.
+    pub(crate) fn module_list(&self) -> ModuleList {
+        if let Some(l) = self.module_list.read().ok().and_then(|l| l.clone()) {
+            return l;
+        }
+        let l = Arc::new(self.env.modules(&*self.vfs));
+        if let Ok(mut slot) = self.module_list.write() {
+            *slot = Some(l.clone());
+        }
+        l
     }
 
     /// Drops the resolved levels and the outcomes shared across hierarchies when the file
@@ -310,7 +341,7 @@ impl Engine {
         use std::sync::atomic::Ordering;
         let now = self.vfs.generation();
         if self.generation.load(Ordering::SeqCst) != now {
-            self.levels.clear();
+            self.forget_resolutions();
             if let Ok(mut r) = self.by_data.write() {
                 r.clear();
             }
@@ -622,12 +653,23 @@ impl Session<'_> {
     /// Every layer's hierarchy resolved against this session's scope: each level's locations
     /// and whether they exist (what `--explain` would list as `Path "..."`).
     pub fn resolved_hierarchy(&self) -> ResolvedHierarchy {
-        self.resolve_with(&self.state)
+        self.resolve_with(&self.state, false)
     }
 
-    fn resolve_with(&self, state: &lookup::State) -> ResolvedHierarchy {
+    /// The hierarchy resolved in a state of its own, thrown away after: what
+    /// [`Session::resolved_hierarchy`] gives for a new session, with module layers from the
+    /// engine's layer cache (the analysis resolves one hierarchy per node to group them).
+    pub fn fresh_hierarchy(&self) -> ResolvedHierarchy {
+        self.resolve_with(&lookup::State::default(), true)
+    }
+
+    fn resolve_with(&self, state: &lookup::State, fresh: bool) -> ResolvedHierarchy {
         let cx = lookup::Cx::new(self.engine, state, &self.scope, false);
-        let (levels, errors) = cx.resolved_levels();
+        let (levels, errors) = if fresh {
+            cx.resolved_levels_fresh()
+        } else {
+            cx.resolved_levels()
+        };
         let mut sources = Vec::new();
         let mut configs: Vec<&Path> = Vec::new();
         // A set beside the list: a module layer's levels all name its hiera.yaml, and a
@@ -806,10 +848,8 @@ impl Session<'_> {
     /// session's first use of each layer, and the warnings Puppet logs then, still happens
     /// when a lookup reaches it, as in Puppet).
     fn hierarchy(&self) -> &Arc<ResolvedHierarchy> {
-        self.hierarchy.get_or_init(|| {
-            let st = lookup::State::default();
-            Arc::new(self.resolve_with(&st))
-        })
+        self.hierarchy
+            .get_or_init(|| Arc::new(self.fresh_hierarchy()))
     }
 
     /// What a lookup that read `keys` can depend on in this session's data: the data files

@@ -218,8 +218,9 @@ fn recursion_stack(message: &str) -> Option<Vec<String>> {
     )
 }
 
-/// The files holding an edge that lies on a cycle of the graph of all `edges`.
-fn looping_files<'a>(edges: &[Edge<'a>]) -> Vec<&'a Path> {
+/// Which of `edges` lie on a cycle of the graph of all of them (both ends in one strongly
+/// connected component that loops).
+fn looping_edges(edges: &[Edge]) -> Vec<bool> {
     let mut names: Vec<&str> = edges
         .iter()
         .flat_map(|e| [e.from.as_str(), e.to.as_str()])
@@ -247,17 +248,13 @@ fn looping_files<'a>(edges: &[Edge<'a>]) -> Vec<&'a Path> {
             }
         }
     }
-    let mut files: Vec<&Path> = edges
+    edges
         .iter()
-        .filter(|e| match (id(&e.from), id(&e.to)) {
+        .map(|e| match (id(&e.from), id(&e.to)) {
             (Some(a), Some(b)) => comp_of[a] != usize::MAX && comp_of[a] == comp_of[b],
             _ => false,
         })
-        .map(|e| e.file.source.path.as_path())
-        .collect();
-    files.sort_unstable();
-    files.dedup();
-    files
+        .collect()
 }
 
 /// A confirmed cycle of one group: its hops (edge indices, starting at the smallest key) and
@@ -267,20 +264,20 @@ struct Found {
     message: String,
 }
 
-/// The cycles of one group's graph (not yet confirmed by the engine).
-fn group_cycles(
-    reads: &[&Path],
-    edges: &[Edge],
-    edges_by_file: &HashMap<&Path, Vec<usize>>,
-) -> Vec<Cycle> {
+/// The cycles of one group's graph (not yet confirmed by the engine). `reads`: the ids
+/// ([`ReadIndex`]) of the files the group reads, in order; `edges_by_file`: by file id, the
+/// edges that can be on a cycle ([`looping_edges`]: a cycle of a group's graph is a cycle of
+/// the whole graph, so the other edges cannot be on it, and leaving them out changes neither
+/// the cycles found nor the first edge of each hop).
+fn group_cycles(reads: &[u32], edges: &[Edge], edges_by_file: &[Vec<usize>]) -> Vec<Cycle> {
     // Edges this group evaluates, in the order of the files it reads, then file order (each
     // file's edges in edge order, which the stable sort keeps for equal spans).
     let mut mine: Vec<(usize, usize)> = reads
         .iter()
         .enumerate()
-        .flat_map(|(pos, p)| {
+        .flat_map(|(pos, &id)| {
             edges_by_file
-                .get(*p)
+                .get(id as usize)
                 .into_iter()
                 .flatten()
                 .map(move |&i| (pos, i))
@@ -528,23 +525,29 @@ impl Rule for InterpolationLoop {
                 continue;
             }
             let index = env.read_index();
-            let mut edges_by_file: HashMap<&Path, Vec<usize>> = HashMap::new();
-            for (i, e) in edges.iter().enumerate() {
-                edges_by_file
-                    .entry(e.file.source.path.as_path())
-                    .or_default()
-                    .push(i);
-            }
             // A group's graph is a part of the graph of every edge of the environment: it can
             // only loop through edges that lie on a cycle of the whole graph (both ends in one
-            // strongly connected component that loops). Only the groups reading a file with
-            // such an edge are looked at (with one group per node file, few are).
-            let looping = looping_files(&edges);
+            // strongly connected component that loops). Only those edges are kept, by the id
+            // of their file, and only the groups reading such a file are looked at (with one
+            // group per node file, few are).
+            let looping = looping_edges(&edges);
+            let mut edges_by_file: Vec<Vec<usize>> = Vec::new();
             let mut candidate = vec![false; env.groups.len()];
-            for f in &looping {
-                for &g in index.groups_reading(f) {
-                    candidate[g] = true;
+            for (i, e) in edges.iter().enumerate() {
+                let path = e.file.source.path.as_path();
+                let Some(id) = index.id(path).filter(|_| looping[i]) else {
+                    continue;
+                };
+                let id = id as usize;
+                if edges_by_file.len() <= id {
+                    edges_by_file.resize_with(id + 1, Vec::new);
                 }
+                if edges_by_file[id].is_empty() {
+                    for &g in index.groups_reading(path) {
+                        candidate[g] = true;
+                    }
+                }
+                edges_by_file[id].push(i);
             }
             let cycles: Vec<Vec<Cycle>> = (0..env.groups.len())
                 .into_par_iter()
@@ -552,8 +555,7 @@ impl Rule for InterpolationLoop {
                     if !candidate[g] {
                         return Vec::new();
                     }
-                    let reads: Vec<&Path> = index.files(g).collect();
-                    group_cycles(&reads, &edges, &edges_by_file)
+                    group_cycles(index.file_ids(g), &edges, &edges_by_file)
                 })
                 .collect();
             let recursions = Recursions::new(env, &cycles);
