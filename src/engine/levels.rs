@@ -66,8 +66,18 @@ impl<T> ByReads<T> {
         reads: impl Fn(&T) -> &[(Arc<str>, Probe)],
         accept: impl Fn(&T) -> bool,
     ) -> Option<&T> {
+        self.find_by(&mut |e| probe(scope, e), reads, accept)
+    }
+
+    /// [`ByReads::find`] with the scope's answers given by `prober` (which may remember them).
+    pub fn find_by(
+        &self,
+        prober: &mut dyn FnMut(&str) -> Probe,
+        reads: impl Fn(&T) -> &[(Arc<str>, Probe)],
+        accept: impl Fn(&T) -> bool,
+    ) -> Option<&T> {
         for (exprs, by_hash) in &self.lists {
-            let probes: Vec<Probe> = exprs.iter().map(|e| probe(scope, e)).collect();
+            let probes: Vec<Probe> = exprs.iter().map(|e| prober(e)).collect();
             let Some(candidates) = by_hash.get(&hash_probes(probes.iter())) else {
                 continue;
             };
@@ -224,20 +234,32 @@ pub(crate) struct LayerCache {
 type LayerVariants = (ByReads<Arc<CachedLayer>>, usize);
 
 impl LayerCache {
-    /// Runs `f` with the cache held for reading (one lock for a whole hierarchy's modules).
+    /// Runs `f` with a finder of cached layers for `scope` (`finder(module)`), the cache held
+    /// for reading once for a whole hierarchy's modules. What `scope` gives for an expression
+    /// is probed once: modules' hierarchies tend to read the same few variables.
     pub fn with<T>(
         &self,
-        f: impl FnOnce(&dyn Fn(&str, &Scope) -> Option<Arc<CachedLayer>>) -> T,
+        scope: &Scope,
+        f: impl FnOnce(&mut dyn FnMut(&str) -> Option<Arc<CachedLayer>>) -> T,
     ) -> T {
-        match self.map.read() {
-            Ok(map) => f(&|module: &str, scope: &Scope| {
-                map.get(module)?
-                    .0
-                    .find(scope, |c| &c.reads, |_| true)
-                    .cloned()
-            }),
-            Err(_) => f(&|_: &str, _: &Scope| None),
-        }
+        let Ok(map) = self.map.read() else {
+            return f(&mut |_: &str| None);
+        };
+        let mut answers: Vec<(Box<str>, Probe)> = Vec::new();
+        let mut prober = |e: &str| {
+            if let Some((_, p)) = answers.iter().find(|(x, _)| **x == *e) {
+                return p.clone();
+            }
+            let p = probe(scope, e);
+            answers.push((e.into(), p.clone()));
+            p
+        };
+        f(&mut |module: &str| {
+            map.get(module)?
+                .0
+                .find_by(&mut prober, |c| &c.reads, |_| true)
+                .cloned()
+        })
     }
 
     pub fn insert(&self, module: &str, layer: CachedLayer) {

@@ -2819,9 +2819,9 @@ impl Cx<'_> {
             self.env_provider(),
             Vec::new(),
         ));
-        self.eng.layers.with(|cached| {
+        self.eng.layers.with(self.scope, |cached| {
             for (name, _) in modules.iter() {
-                if let Some(c) = cached(name, self.scope) {
+                if let Some(c) = cached(name) {
                     for w in &c.provider_warnings {
                         self.warn(w.clone());
                     }

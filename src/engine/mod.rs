@@ -674,10 +674,11 @@ impl Session<'_> {
         let mut configs: Vec<&Path> = Vec::new();
         // A set beside the list: a module layer's levels all name its hiera.yaml, and a
         // modulepath can hold hundreds of modules.
-        let mut seen: std::collections::HashSet<&Path> = std::collections::HashSet::new();
+        let mut seen: vfs::FastMap<&Path, ()> = Default::default();
         for l in &levels {
             if let Some(c) = &l.config_path {
-                if seen.insert(c.as_path()) {
+                // A layer's levels are contiguous and name one hiera.yaml.
+                if configs.last() != Some(&c.as_path()) && seen.insert(c.as_path(), ()).is_none() {
                     configs.push(c);
                 }
             }
