@@ -522,3 +522,137 @@ fn cached_module_layers_resolve_as_each_layer_anew() {
     }
     assert!(with_modules > 50, "{with_modules}");
 }
+
+/// Own sessions (`EnvAnalysis::in_own_sessions`) may start from the lookup_options the
+/// reference session assembled; each group's lookups there give what a fresh engine of its own
+/// gives: on the environment above (node d's own lookup_options must not be replaced by the
+/// reference's) and on one whose lookup_options interpolate a fact that differs by node.
+#[test]
+fn own_sessions_answer_as_each_group_alone() {
+    fn fact_sets(dir: &Path, nodes: &[(&str, &str)]) -> Vec<hieralint::facts::FactSet> {
+        nodes
+            .iter()
+            .map(|(cert, role)| {
+                let mut facts = Hash::default();
+                facts.insert(Value::string("role"), Value::string(*role));
+                let mut trusted = Hash::default();
+                trusted.insert(Value::string("certname"), Value::string(*cert));
+                hieralint::facts::FactSet {
+                    name: cert.to_string(),
+                    source: dir.join(format!("{cert}.json")),
+                    facts: Value::hash(facts),
+                    trusted: Value::hash(trusted),
+                    server_facts: None,
+                    environment: None,
+                }
+            })
+            .collect()
+    }
+    let first = tempdir_named("own_sessions");
+    environment(&first);
+    let second = tempdir_named("own_sessions_lopts");
+    write(
+        &second,
+        "hiera.yaml",
+        "---\nversion: 5\ndefaults:\n  datadir: data\n  data_hash: yaml_data\nhierarchy:\n  - name: node\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: common\n    path: common.yaml\n  - name: defaults\n    path: defaults.yaml\n",
+    );
+    write(
+        &second,
+        "data/common.yaml",
+        "---\nlookup_options:\n  \"profile::%{facts.role}::config\":\n    merge: deep\nprofile::web::config:\n  a: 1\n",
+    );
+    write(
+        &second,
+        "data/defaults.yaml",
+        "---\nprofile::web::config:\n  b: 2\n",
+    );
+    write(
+        &second,
+        "data/nodes/n1.yaml",
+        "---\nprofile::web::config:\n  c: 3\n",
+    );
+    // n3's own lookup_options take the deep merge back (the higher level's entry wins).
+    write(
+        &second,
+        "data/nodes/n3.yaml",
+        "---\nlookup_options:\n  profile::web::config:\n    merge: first\n",
+    );
+    let cases: Vec<(&Path, Vec<hieralint::facts::FactSet>, Vec<&str>)> = vec![
+        (&first, Vec::new(), KEYS.to_vec()),
+        (
+            &first,
+            fact_sets(
+                &first,
+                &[("a", "web"), ("d", "db"), ("f", "web"), ("e", "db")],
+            ),
+            KEYS.to_vec(),
+        ),
+        (
+            &second,
+            fact_sets(
+                &second,
+                &[
+                    ("n0", "web"),
+                    ("n1", "db"),
+                    ("n2", "db"),
+                    ("n1", "web"),
+                    ("n3", "web"),
+                ],
+            ),
+            vec!["profile::web::config"],
+        ),
+    ];
+    let mut adopted_somewhere = false;
+    for (dir, sets, keys) in cases {
+        let implied = sets.is_empty();
+        for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
+            let (project, errors) = hieralint::scan::load_project(&[dir.to_path_buf()]);
+            assert!(errors.is_empty(), "{errors:?}");
+            let analysis = hieralint::analysis::analyze(&project, &sets, puppet);
+            let env = &analysis.envs[0];
+            let reference = env.reference_session();
+            for k in &keys {
+                let _ = reference.lookup(&LookupRequest::new(k));
+            }
+            adopted_somewhere |= reference.assembled_options().is_some();
+            let own: Vec<Vec<&str>> = vec![keys.clone(); env.groups.len()];
+            let got = env.in_own_sessions(Some(&reference), own, |_, session, keys| {
+                keys.iter()
+                    .map(|k| {
+                        format!(
+                            "{:?}",
+                            env.lookup_own(session, &LookupRequest::new(k)).result
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            });
+            assert_eq!(got.len(), env.groups.len());
+            for (g, results) in got {
+                let mut opts = EngineOptions::for_puppet(puppet);
+                if implied {
+                    opts.strict = hieralint::engine::Strict::Off;
+                }
+                let node = &env.nodes[env.groups[g].nodes[0]];
+                for (k, r) in keys.iter().zip(results) {
+                    let fresh =
+                        Engine::on_disk(EnvironmentSpec::standalone(dir, "production"), opts);
+                    let want = format!(
+                        "{:?}",
+                        fresh
+                            .session(node.scope.clone())
+                            .lookup(&LookupRequest::new(k))
+                            .result
+                    );
+                    assert_eq!(
+                        r,
+                        want,
+                        "{puppet:?} {}: {k} for {}",
+                        dir.display(),
+                        node.name
+                    );
+                }
+            }
+        }
+    }
+    assert!(adopted_somewhere);
+}

@@ -253,19 +253,93 @@ pub(crate) struct CompiledOpts {
     patterns: Option<Vec<(Arc<onig::Regex>, Value)>>,
 }
 
+/// The lookup_options a session assembled (every layer's, per module consulted), with what
+/// they depend on: handed to another session whose data and scope give the same (the analysis
+/// checks that, as for a shared lookup), it spares that session the assembly.
+#[derive(Clone, Default)]
+pub struct AssembledOptions {
+    compiled: Vec<(Option<String>, Option<Arc<CompiledOpts>>)>,
+    global: Option<Option<Value>>,
+    env: Option<Option<Value>>,
+    module_defaults: Vec<(String, Option<Arc<CompiledOpts>>)>,
+    reads: Vec<(Arc<str>, Probe)>,
+    keys: Vec<(Arc<str>, Option<String>)>,
+}
+
+impl AssembledOptions {
+    /// The keys the assembly looked up through interpolation (besides `lookup_options`).
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.keys.iter().map(|(k, _)| &**k)
+    }
+
+    /// Whether `scope` answers the assembly's scope reads alike.
+    pub fn answers_alike(&self, scope: &Scope) -> bool {
+        self.reads.iter().all(|(e, p)| probe(scope, e) == *p)
+    }
+}
+
+impl State {
+    /// What this state assembled; `None` when an assembly warned or failed, or nothing was
+    /// assembled.
+    pub(crate) fn assembled_options(&self) -> Option<AssembledOptions> {
+        let compiled: Vec<_> = self
+            .lookup_options
+            .borrow()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if self.lopts_eventful.get() || compiled.is_empty() {
+            return None;
+        }
+        Some(AssembledOptions {
+            compiled,
+            global: self.global_lookup_options.borrow().clone(),
+            env: self.env_lookup_options.borrow().clone(),
+            module_defaults: self
+                .module_default_lookup_options
+                .borrow()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            reads: self.lopts_reads.borrow().clone(),
+            keys: self.lopts_keys.borrow().clone(),
+        })
+    }
+
+    /// Takes `a` as this (new) state's assembled lookup_options, with their dependencies.
+    pub(crate) fn adopt_options(&self, a: &AssembledOptions) {
+        self.lookup_options
+            .borrow_mut()
+            .extend(a.compiled.iter().cloned());
+        *self.global_lookup_options.borrow_mut() = a.global.clone();
+        *self.env_lookup_options.borrow_mut() = a.env.clone();
+        self.module_default_lookup_options
+            .borrow_mut()
+            .extend(a.module_defaults.iter().cloned());
+        self.lopts_reads
+            .borrow_mut()
+            .extend(a.reads.iter().cloned());
+        self.lopts_keys.borrow_mut().extend(a.keys.iter().cloned());
+    }
+}
+
 /// What Puppet keeps per compile.
 #[derive(Default)]
 pub(crate) struct State {
-    lookup_options: RefCell<HashMap<Option<String>, Option<Rc<CompiledOpts>>>>,
+    lookup_options: RefCell<HashMap<Option<String>, Option<Arc<CompiledOpts>>>>,
     global_lookup_options: RefCell<Option<Option<Value>>>,
     env_lookup_options: RefCell<Option<Option<Value>>>,
-    module_default_lookup_options: RefCell<HashMap<String, Option<Rc<CompiledOpts>>>>,
+    module_default_lookup_options: RefCell<HashMap<String, Option<Arc<CompiledOpts>>>>,
     global: RefCell<Option<Rc<LayerProvider>>>,
     /// Scope reads made, and keys looked up, while assembling lookup_options: the session
     /// keeps what it assembled, so every later lookup depends on them (`Session::lookup_with_deps`
     /// adds them to each lookup's [`super::Deps`]).
     pub lopts_reads: RefCell<Vec<(Arc<str>, Probe)>>,
     pub lopts_keys: RefCell<Vec<(Arc<str>, Option<String>)>>,
+    /// Whether an assembly of lookup_options logged a warning or failed (a failure leaves
+    /// parts cached that Puppet does not retry): what was assembled is then not handed to
+    /// another session ([`AssembledOptions`]).
+    pub lopts_eventful: std::cell::Cell<bool>,
     env: RefCell<Option<Option<Rc<LayerProvider>>>>,
     modules: RefCell<HashMap<String, Option<Rc<LayerProvider>>>>,
 }
@@ -375,6 +449,17 @@ impl<'a> Cx<'a> {
             self.keys.borrow()[keys..].to_vec(),
         );
         (r, deps)
+    }
+
+    /// Logs the warnings an assembly of lookup_options captured, and remembers whether it had
+    /// any (or failed): see [`State::lopts_eventful`].
+    fn note_assembly(&self, warnings: &[String], failed: bool) {
+        for w in warnings {
+            self.warn(w.clone());
+        }
+        if failed || !warnings.is_empty() {
+            self.st.lopts_eventful.set(true);
+        }
     }
 
     /// Records, for a lookup served from a session's cache, the reads and keys the cached
@@ -1973,10 +2058,12 @@ impl<'a> Cx<'a> {
             None => {
                 // Remembered whether it succeeds or not: a failed assembly leaves the global
                 // and environment parts cached (Puppet does not retry them).
-                let (o, (reads, keys)) =
-                    self.tracking_deps(|| self.retrieve_lookup_options(module.as_deref()));
+                let ((o, (reads, keys)), warnings) = self.capturing_warnings(|| {
+                    self.tracking_deps(|| self.retrieve_lookup_options(module.as_deref()))
+                });
                 self.st.lopts_reads.borrow_mut().extend(reads);
                 self.st.lopts_keys.borrow_mut().extend(keys);
+                self.note_assembly(&warnings, o.is_err());
                 let o = o?;
                 self.st
                     .lookup_options
@@ -1988,7 +2075,7 @@ impl<'a> Cx<'a> {
         Ok(extract_for_key(&key.root, opts.as_deref()))
     }
 
-    fn retrieve_lookup_options(&self, module: Option<&str>) -> R<Option<Rc<CompiledOpts>>> {
+    fn retrieve_lookup_options(&self, module: Option<&str>) -> R<Option<Arc<CompiledOpts>>> {
         let hash = MergeStrategy::of(StrategyKind::Hash);
         let inv_module = self.inv_module();
         self.with_invocation(LOOKUP_OPTIONS, inv_module.clone(), || {
@@ -2097,33 +2184,39 @@ impl<'a> Cx<'a> {
                 let options = match cached {
                     Some(o) => o,
                     None => {
-                        let (o, (reads, keys)) = self.tracking_deps(|| {
-                            self.with_invocation(LOOKUP_OPTIONS, Some(module.clone()), || {
-                                self.with(
-                                    || NodeKind::Scope {
-                                        name: "Searching for \"lookup_options\"".into(),
-                                    },
-                                    || -> R<Option<Rc<CompiledOpts>>> {
-                                        let lo = LookupKey::lookup_options();
-                                        let hash = Value::string("hash");
-                                        match self.key_lookup_in_default(
-                                            &p,
-                                            &cfg,
-                                            &lo,
-                                            Some(&hash),
-                                        )? {
-                                            None => Ok(None),
-                                            Some(v) => compile_patterns(
-                                                validate_lookup_options(Some(v), Some(&module))?
+                        let ((o, (reads, keys)), warnings) = self.capturing_warnings(|| {
+                            self.tracking_deps(|| {
+                                self.with_invocation(LOOKUP_OPTIONS, Some(module.clone()), || {
+                                    self.with(
+                                        || NodeKind::Scope {
+                                            name: "Searching for \"lookup_options\"".into(),
+                                        },
+                                        || -> R<Option<Arc<CompiledOpts>>> {
+                                            let lo = LookupKey::lookup_options();
+                                            let hash = Value::string("hash");
+                                            match self.key_lookup_in_default(
+                                                &p,
+                                                &cfg,
+                                                &lo,
+                                                Some(&hash),
+                                            )? {
+                                                None => Ok(None),
+                                                Some(v) => compile_patterns(
+                                                    validate_lookup_options(
+                                                        Some(v),
+                                                        Some(&module),
+                                                    )?
                                                     .as_ref(),
-                                            ),
-                                        }
-                                    },
-                                )
+                                                ),
+                                            }
+                                        },
+                                    )
+                                })
                             })
                         });
                         self.st.lopts_reads.borrow_mut().extend(reads);
                         self.st.lopts_keys.borrow_mut().extend(keys);
+                        self.note_assembly(&warnings, o.is_err());
                         let o = o?;
                         self.st
                             .module_default_lookup_options
@@ -2556,7 +2649,7 @@ pub(crate) fn module_lookup_options_key_error(m: &str, k: &str) -> Option<Lookup
 }
 
 /// `compile_patterns`: literal keys and `^`-patterns (Ruby regexes).
-fn compile_patterns(options: Option<&Value>) -> R<Option<Rc<CompiledOpts>>> {
+fn compile_patterns(options: Option<&Value>) -> R<Option<Arc<CompiledOpts>>> {
     let Some(Value::Hash(h)) = options else {
         return Ok(None);
     };
@@ -2576,7 +2669,7 @@ fn compile_patterns(options: Option<&Value>) -> R<Option<Rc<CompiledOpts>>> {
             literal.insert(k.to_string(), v.clone());
         }
     }
-    Ok(Some(Rc::new(CompiledOpts {
+    Ok(Some(Arc::new(CompiledOpts {
         literal: (!literal.is_empty()).then_some(literal),
         patterns: (!patterns.is_empty()).then_some(patterns),
     })))

@@ -50,7 +50,7 @@ pub use env::{Environment, EnvironmentSpec};
 pub use error::{ErrorKind, LookupError};
 pub use explain::Explainer;
 pub use layer::Place;
-pub use lookup::{KeyDefinition, LevelLocation, Provenance, ResolvedLevel};
+pub use lookup::{AssembledOptions, KeyDefinition, LevelLocation, Provenance, ResolvedLevel};
 pub use merge::{MergeStrategy, StrategyKind};
 pub use scope::{Scope, Trusted};
 pub use vfs::{FsVfs, Vfs};
@@ -654,6 +654,22 @@ impl Session<'_> {
     /// and whether they exist (what `--explain` would list as `Path "..."`).
     pub fn resolved_hierarchy(&self) -> ResolvedHierarchy {
         self.resolve_with(&self.state, false)
+    }
+
+    /// The lookup_options this session assembled so far, to hand to another session
+    /// ([`Session::adopt_options`]); `None` when an assembly warned or failed.
+    pub fn assembled_options(&self) -> Option<lookup::AssembledOptions> {
+        self.state.assembled_options()
+    }
+
+    /// Takes another session's assembled lookup_options, before this session's first lookup.
+    /// The caller answers for it: this session's hierarchy must give the same data for
+    /// `lookup_options` and for the keys the assembly looked up (the data signature a shared
+    /// lookup compares), and its scope must answer the assembly's reads alike
+    /// ([`lookup::AssembledOptions::answers_alike`]). Its lookups then depend on those reads
+    /// and keys as if it had assembled them itself.
+    pub fn adopt_options(&self, a: &lookup::AssembledOptions) {
+        self.state.adopt_options(a);
     }
 
     /// The hierarchy resolved in a state of its own, thrown away after: what

@@ -214,7 +214,7 @@ impl Rule for InterpolatedKeyNotFound {
                     own[g].push(k);
                 }
             }
-            let own_missing = env.in_own_sessions(own, |g, session, keys| {
+            let own_missing = env.in_own_sessions(None, own, |g, session, keys| {
                 keys.into_iter()
                     .filter(|k| {
                         !defined(env, session, g, k)

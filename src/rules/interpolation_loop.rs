@@ -386,7 +386,7 @@ impl<'k> Recursions<'k> {
             }
             out.shared.insert(k, (recursion_in(&s.outcome), s.sharing));
         }
-        let answers = env.in_own_sessions(own, |_, session, keys| {
+        let answers = env.in_own_sessions(Some(&reference), own, |_, session, keys| {
             keys.into_iter()
                 .map(|k| {
                     let req = LookupRequest::new(&request_for_root_key(k));

@@ -608,7 +608,7 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     // The groups that may answer differently look their keys up in a session each (in
     // parallel), when a merge can fail in their own data: two locations give the key a value,
     // one of them not safe (or a location the project did not load).
-    let failing = env.in_own_sessions(own, |g, session, keys| {
+    let failing = env.in_own_sessions(Some(&reference), own, |g, session, keys| {
         let mut per_key: std::collections::HashMap<&str, (u32, bool)> = Default::default();
         if !unknown[g] {
             let wanted: std::collections::HashSet<&str> = keys.iter().copied().collect();
