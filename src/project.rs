@@ -46,6 +46,8 @@ pub struct LoadedFile {
     pub env_root: Option<PathBuf>,
     /// The hiera.yaml model, parsed on first use (hiera.yaml files only).
     pub config: OnceLock<(Option<HieraConfig>, Vec<ConfigError>)>,
+    /// Whether a string of the file can contain `%{` ([`LoadedFile::may_interpolate`]).
+    may_interpolate: OnceLock<bool>,
 }
 
 impl LoadedFile {
@@ -63,7 +65,23 @@ impl LoadedFile {
             layer,
             env_root,
             config: OnceLock::new(),
+            may_interpolate: OnceLock::new(),
         }
+    }
+
+    /// Whether a string of the file can contain `%{`: a YAML or JSON text can only give one
+    /// that it writes, or that an escape (`"\x25{"`, `"\u0025{"`) or a `!!binary` value
+    /// decodes to (line folding inserts a space). HOCON concatenates values (`"%""{x}"`), so
+    /// its files always may. Most data files have none of the three, and seven rules look for
+    /// interpolations: one pass over the text, once, spares them the walk over the tree.
+    pub fn may_interpolate(&self) -> bool {
+        *self.may_interpolate.get_or_init(|| {
+            let text = self.source.text();
+            self.doc.format == crate::loader::Format::Hocon
+                || text.contains("%{")
+                || text.contains('\\')
+                || text.contains("binary")
+        })
     }
 
     /// The parsed hiera.yaml model and Puppet's validation errors (empty for other files).

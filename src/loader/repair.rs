@@ -277,7 +277,9 @@ impl<'a> ParseInput<'a> {
     /// is content ([`BOM_STAND_IN`]); then the `repairs`.
     pub fn build(text: &'a str, limit: usize, repairs: &Repairs) -> ParseInput<'a> {
         let text = &text[..limit];
-        let view = text.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{FEFF}']);
+        // All four are outside ASCII: most files are ASCII, which a SIMD pass tells.
+        let view =
+            !text.is_ascii() && text.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{FEFF}']);
         if !view && repairs.is_empty() {
             return ParseInput {
                 text: Cow::Borrowed(text),

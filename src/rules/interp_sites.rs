@@ -113,6 +113,9 @@ pub fn data_sites(file: &LoadedFile) -> Vec<Site<'_>> {
     let Some(root) = file.doc.root.as_ref().and_then(Node::as_map) else {
         return out;
     };
+    if !file.may_interpolate() {
+        return out;
+    }
     for e in &root.entries {
         let Some(key) = e.key.as_str() else {
             continue;
@@ -251,6 +254,37 @@ mod tests {
     }
 
     use super::*;
+
+    /// The pass over the text that lets files without interpolation skip the tree walk
+    /// (`LoadedFile::may_interpolate`) misses no string that decodes to `%{`: escapes in
+    /// double-quoted YAML and JSON, a `!!binary` value, a nested key.
+    #[test]
+    fn sites_are_found_however_the_text_writes_them() {
+        use crate::loader::{self, Format};
+        use crate::project::Layer;
+        let sites = |path: &str, format: Format, text: &str| {
+            let source = std::sync::Arc::new(SourceFile::new(path, text));
+            let doc = loader::load(format, &source);
+            let f = LoadedFile::new(source, doc, FileRole::Data, Layer::Environment, None);
+            data_sites(&f)
+                .iter()
+                .map(|s| s.value.to_string())
+                .collect::<Vec<_>>()
+        };
+        let yaml = |t: &str| sites("/e/data/common.yaml", Format::Yaml, t);
+        assert_eq!(yaml("a: \"\\x25{facts.x}\"\n"), vec!["%{facts.x}"]);
+        assert_eq!(yaml("a: \"%\\x7bfacts.x}\"\n"), vec!["%{facts.x}"]);
+        assert_eq!(yaml("a: !!binary JXtmYWN0cy54fQ==\n"), vec!["%{facts.x}"]);
+        assert_eq!(yaml("a:\n  \"%{k}\": 1\n"), vec!["%{k}"]);
+        assert_eq!(yaml("a: \"%\n  {x}\"\n"), Vec::<String>::new());
+        assert_eq!(yaml("a: plain\nb: [1, 2]\n"), Vec::<String>::new());
+        let json = sites(
+            "/e/data/common.json",
+            Format::Json,
+            "{\"a\": \"\\u0025{x}\"}",
+        );
+        assert_eq!(json, vec!["%{x}"]);
+    }
 
     #[test]
     fn distance() {
