@@ -618,12 +618,7 @@ fn own_sessions_answer_as_each_group_alone() {
             let own: Vec<Vec<&str>> = vec![keys.clone(); env.groups.len()];
             let got = env.in_own_sessions(Some(&reference), own, |_, session, keys| {
                 keys.iter()
-                    .map(|k| {
-                        format!(
-                            "{:?}",
-                            env.lookup_own(session, &LookupRequest::new(k)).result
-                        )
-                    })
+                    .map(|k| describe(&env.lookup_own(session, &LookupRequest::new(k))))
                     .collect::<Vec<_>>()
             });
             assert_eq!(got.len(), env.groups.len());
@@ -633,16 +628,12 @@ fn own_sessions_answer_as_each_group_alone() {
                     opts.strict = hieralint::engine::Strict::Off;
                 }
                 let node = &env.nodes[env.groups[g].nodes[0]];
+                // The same lookups, in the same order, in one session of a fresh engine:
+                // values and warnings (Puppet logs a layer's at its first use in a compile).
+                let fresh = Engine::on_disk(EnvironmentSpec::standalone(dir, "production"), opts);
+                let session = fresh.session(node.scope.clone());
                 for (k, r) in keys.iter().zip(results) {
-                    let fresh =
-                        Engine::on_disk(EnvironmentSpec::standalone(dir, "production"), opts);
-                    let want = format!(
-                        "{:?}",
-                        fresh
-                            .session(node.scope.clone())
-                            .lookup(&LookupRequest::new(k))
-                            .result
-                    );
+                    let want = describe(&session.lookup_unshared(&LookupRequest::new(k)));
                     assert_eq!(
                         r,
                         want,

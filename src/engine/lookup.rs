@@ -279,18 +279,22 @@ impl AssembledOptions {
 }
 
 impl State {
-    /// What this state assembled; `None` when an assembly warned or failed, or nothing was
-    /// assembled.
+    /// What this state assembled, without the entries whose assembly logged a warning (an
+    /// adopting session assembles those itself, and logs them); `None` when the
+    /// global and environment part failed or warned, or nothing quiet was assembled.
     pub(crate) fn assembled_options(&self) -> Option<AssembledOptions> {
+        let warned = self.lopts_warned.borrow();
         let compiled: Vec<_> = self
             .lookup_options
             .borrow()
             .iter()
+            .filter(|(k, _)| !warned.contains(*k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         if self.lopts_eventful.get() || compiled.is_empty() {
             return None;
         }
+        let defaults_warned = self.lopts_defaults_warned.borrow();
         Some(AssembledOptions {
             compiled,
             global: self.global_lookup_options.borrow().clone(),
@@ -299,6 +303,7 @@ impl State {
                 .module_default_lookup_options
                 .borrow()
                 .iter()
+                .filter(|(k, _)| !defaults_warned.contains(*k))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             reads: self.lopts_reads.borrow().clone(),
@@ -336,10 +341,14 @@ pub(crate) struct State {
     /// adds them to each lookup's [`super::Deps`]).
     pub lopts_reads: RefCell<Vec<(Arc<str>, Probe)>>,
     pub lopts_keys: RefCell<Vec<(Arc<str>, Option<String>)>>,
-    /// Whether an assembly of lookup_options logged a warning or failed (a failure leaves
-    /// parts cached that Puppet does not retry): what was assembled is then not handed to
-    /// another session ([`AssembledOptions`]).
+    /// Whether the global and environment part of lookup_options failed (which leaves parts
+    /// cached that Puppet does not retry) or logged a warning: nothing assembled is then
+    /// handed to another session ([`AssembledOptions`]).
     pub lopts_eventful: std::cell::Cell<bool>,
+    /// The entries (by module) whose assembly logged a warning or failed: not handed on.
+    lopts_warned: RefCell<std::collections::HashSet<Option<String>>>,
+    /// The modules whose default_hierarchy lookup_options logged a warning.
+    lopts_defaults_warned: RefCell<std::collections::HashSet<String>>,
     env: RefCell<Option<Option<Rc<LayerProvider>>>>,
     modules: RefCell<HashMap<String, Option<Rc<LayerProvider>>>>,
 }
@@ -451,15 +460,16 @@ impl<'a> Cx<'a> {
         (r, deps)
     }
 
-    /// Logs the warnings an assembly of lookup_options captured, and remembers whether it had
-    /// any (or failed): see [`State::lopts_eventful`].
-    fn note_assembly(&self, warnings: &[String], failed: bool) {
+    /// Logs the warnings an assembly of lookup_options captured; true when there were any,
+    /// or it failed. A failed entry is not cached (the session assembles it again, and fails
+    /// again, at its next lookup), so only a failure of the global and environment part,
+    /// which leaves parts cached that Puppet does not retry, keeps a whole assembly home
+    /// (`env_lookup_options`).
+    fn note_assembly(&self, warnings: &[String], failed: bool) -> bool {
         for w in warnings {
             self.warn(w.clone());
         }
-        if failed || !warnings.is_empty() {
-            self.st.lopts_eventful.set(true);
-        }
+        failed || !warnings.is_empty()
     }
 
     /// Records, for a lookup served from a session's cache, the reads and keys the cached
@@ -2063,7 +2073,9 @@ impl<'a> Cx<'a> {
                 });
                 self.st.lopts_reads.borrow_mut().extend(reads);
                 self.st.lopts_keys.borrow_mut().extend(keys);
-                self.note_assembly(&warnings, o.is_err());
+                if self.note_assembly(&warnings, o.is_err()) {
+                    self.st.lopts_warned.borrow_mut().insert(module.clone());
+                }
                 let o = o?;
                 self.st
                     .lookup_options
@@ -2147,14 +2159,21 @@ impl<'a> Cx<'a> {
         if let Some(e) = self.st.env_lookup_options.borrow().as_ref() {
             return Ok(e.clone());
         }
-        let global = self.global_lookup_options(hash)?;
-        let lo = LookupKey::lookup_options();
-        let env_only = validate_lookup_options(self.lookup_in_environment(&lo, hash)?, None)?;
-        let merged = match (global, env_only) {
-            (None, e) => e,
-            (g, None) => g,
-            (Some(g), Some(e)) => Some(hash.merge(&g, &e)?),
-        };
+        let (merged, warnings) = self.capturing_warnings(|| -> R<Option<Value>> {
+            let global = self.global_lookup_options(hash)?;
+            let lo = LookupKey::lookup_options();
+            let env_only = validate_lookup_options(self.lookup_in_environment(&lo, hash)?, None)?;
+            Ok(match (global, env_only) {
+                (None, e) => e,
+                (g, None) => g,
+                (Some(g), Some(e)) => Some(hash.merge(&g, &e)?),
+            })
+        });
+        // Every module's entry includes this part: its warnings keep all of them home.
+        if self.note_assembly(&warnings, merged.is_err()) {
+            self.st.lopts_eventful.set(true);
+        }
+        let merged = merged?;
         *self.st.env_lookup_options.borrow_mut() = Some(merged.clone());
         Ok(merged)
     }
@@ -2216,7 +2235,12 @@ impl<'a> Cx<'a> {
                         });
                         self.st.lopts_reads.borrow_mut().extend(reads);
                         self.st.lopts_keys.borrow_mut().extend(keys);
-                        self.note_assembly(&warnings, o.is_err());
+                        if self.note_assembly(&warnings, o.is_err()) {
+                            self.st
+                                .lopts_defaults_warned
+                                .borrow_mut()
+                                .insert(module.clone());
+                        }
                         let o = o?;
                         self.st
                             .module_default_lookup_options
