@@ -79,6 +79,27 @@ fn scope(cert: &str, role: &str) -> Scope {
     Scope::for_node(&facts, &trusted, None, "production")
 }
 
+/// Fact sets naming each node's certname and role.
+fn fact_sets(dir: &Path, nodes: &[(&str, &str)]) -> Vec<hieralint::facts::FactSet> {
+    nodes
+        .iter()
+        .map(|(cert, role)| {
+            let mut facts = Hash::default();
+            facts.insert(Value::string("role"), Value::string(*role));
+            let mut trusted = Hash::default();
+            trusted.insert(Value::string("certname"), Value::string(*cert));
+            hieralint::facts::FactSet {
+                name: cert.to_string(),
+                source: dir.join(format!("{cert}.json")),
+                facts: Value::hash(facts),
+                trusted: Value::hash(trusted),
+                server_facts: None,
+                environment: None,
+            }
+        })
+        .collect()
+}
+
 fn engine(root: &Path, puppet: PuppetVersion) -> Engine {
     Engine::on_disk(
         EnvironmentSpec::standalone(root, "production"),
@@ -186,24 +207,10 @@ fn shared_engine_answers_as_fresh_engines() {
 fn shared_lookups_answer_as_each_group_alone() {
     let dir = tempdir_named("lookup_shared");
     environment(&dir);
-    let sets: Vec<hieralint::facts::FactSet> =
-        [("a", "web"), ("d", "db"), ("f", "web"), ("e", "db")]
-            .iter()
-            .map(|(cert, role)| {
-                let mut facts = Hash::default();
-                facts.insert(Value::string("role"), Value::string(*role));
-                let mut trusted = Hash::default();
-                trusted.insert(Value::string("certname"), Value::string(*cert));
-                hieralint::facts::FactSet {
-                    name: cert.to_string(),
-                    source: dir.join(format!("{cert}.json")),
-                    facts: Value::hash(facts),
-                    trusted: Value::hash(trusted),
-                    server_facts: None,
-                    environment: None,
-                }
-            })
-            .collect();
+    let sets = fact_sets(
+        &dir,
+        &[("a", "web"), ("d", "db"), ("f", "web"), ("e", "db")],
+    );
     for (fact_sets, implied) in [(Vec::new(), true), (sets, false)] {
         for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
             let (project, errors) = hieralint::scan::load_project(std::slice::from_ref(&dir));
@@ -295,8 +302,9 @@ fn tempdir_named(name: &str) -> std::path::PathBuf {
     d
 }
 
-/// lookup_options are interpolated, keys included (reference §5.1), so what they say can depend
-/// on the node: here `profile::%{facts.role}::config` is deep-merged for web nodes only. A
+/// lookup_options are interpolated, keys included (reference §5.1; recorded with Puppet in
+/// fixtures/conformance/interp/keys-and-nested-values, `"%{facts.role}_merged"`), so what they
+/// say can depend on the node: here `profile::%{facts.role}::config` is deep-merged for web nodes only. A
 /// session assembles them once, at its first lookup; an answer the engine shares with other
 /// sessions must still count the variables that assembly read, or a db node would be handed a
 /// web node's deep merge of a key its own lookup_options do not name (a first-found lookup).
@@ -345,7 +353,9 @@ fn lookup_options_read_by_an_earlier_lookup_still_count() {
     }
 }
 
-/// hiera-eyaml keeps each value it interpolated for the rest of the compile (`context.cache`),
+/// hiera-eyaml keeps each value it interpolated for the rest of the compile (`context.cache` in
+/// `eyaml_lookup_key.rb`; interpolation in eyaml values recorded in
+/// fixtures/conformance/eyaml/lookup-key),
 /// and so does the engine's session: a later lookup that reaches the value through the cache
 /// (here `via`, which interpolates `secret`) depends on the variable the value read all the same.
 #[test]
@@ -529,25 +539,6 @@ fn cached_module_layers_resolve_as_each_layer_anew() {
 /// reference's) and on one whose lookup_options interpolate a fact that differs by node.
 #[test]
 fn own_sessions_answer_as_each_group_alone() {
-    fn fact_sets(dir: &Path, nodes: &[(&str, &str)]) -> Vec<hieralint::facts::FactSet> {
-        nodes
-            .iter()
-            .map(|(cert, role)| {
-                let mut facts = Hash::default();
-                facts.insert(Value::string("role"), Value::string(*role));
-                let mut trusted = Hash::default();
-                trusted.insert(Value::string("certname"), Value::string(*cert));
-                hieralint::facts::FactSet {
-                    name: cert.to_string(),
-                    source: dir.join(format!("{cert}.json")),
-                    facts: Value::hash(facts),
-                    trusted: Value::hash(trusted),
-                    server_facts: None,
-                    environment: None,
-                }
-            })
-            .collect()
-    }
     let first = tempdir_named("own_sessions");
     environment(&first);
     let second = tempdir_named("own_sessions_lopts");

@@ -161,6 +161,30 @@ fn hash_probes<'a>(probes: impl Iterator<Item = &'a Probe>) -> u64 {
     h.finish()
 }
 
+/// Adds `value`, computed with `reads`, to a cache entry's resolutions (`count` of them, at most
+/// [`MAX_VARIANTS`]). Two threads may resolve the same thing for equal scopes at once: one is
+/// kept (equal reads in the same list and hash bucket are equal answers).
+fn insert_variant<T>(
+    variants: &mut ByReads<Arc<T>>,
+    count: &mut usize,
+    reads: &[(Arc<str>, Probe)],
+    value: T,
+    reads_of: impl Fn(&T) -> &[(Arc<str>, Probe)],
+) {
+    if *count >= MAX_VARIANTS {
+        return;
+    }
+    let same = |c: &Arc<T>| {
+        reads_of(c)
+            .iter()
+            .map(|(_, p)| p)
+            .eq(reads.iter().map(|(_, p)| p))
+    };
+    if variants.insert(reads, Arc::new(value), same) {
+        *count += 1;
+    }
+}
+
 impl LevelCache {
     /// A resolution of `id` made for a scope that reads the same as `scope`.
     pub fn get(&self, id: LevelId, scope: &Scope) -> Option<Arc<CachedLevel>> {
@@ -180,21 +204,10 @@ impl LevelCache {
             resolutions: ByReads::default(),
             count: 0,
         });
-        if v.count >= MAX_VARIANTS {
-            return;
-        }
         let reads = level.reads.clone();
-        // Two threads may resolve the same level for equal scopes at once: keep one (equal
-        // reads in the same list and hash bucket are equal answers).
-        let same = |c: &Arc<CachedLevel>| {
-            c.reads
-                .iter()
-                .map(|(_, p)| p)
-                .eq(reads.iter().map(|(_, p)| p))
-        };
-        if v.resolutions.insert(&reads, Arc::new(level), same) {
-            v.count += 1;
-        }
+        insert_variant(&mut v.resolutions, &mut v.count, &reads, level, |c| {
+            &c.reads
+        });
     }
 
     pub fn clear(&self) {
@@ -267,19 +280,8 @@ impl LayerCache {
             return;
         };
         let (variants, count) = map.entry(module.to_string()).or_default();
-        if *count >= MAX_VARIANTS {
-            return;
-        }
         let reads = layer.reads.clone();
-        let same = |c: &Arc<CachedLayer>| {
-            c.reads
-                .iter()
-                .map(|(_, p)| p)
-                .eq(reads.iter().map(|(_, p)| p))
-        };
-        if variants.insert(&reads, Arc::new(layer), same) {
-            *count += 1;
-        }
+        insert_variant(variants, count, &reads, layer, |c| &c.reads);
     }
 
     pub fn clear(&self) {

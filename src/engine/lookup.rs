@@ -256,7 +256,7 @@ pub(crate) struct CompiledOpts {
 /// The lookup_options a session assembled (every layer's, per module consulted), with what
 /// they depend on: handed to another session whose data and scope give the same (the analysis
 /// checks that, as for a shared lookup), it spares that session the assembly.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct AssembledOptions {
     compiled: Vec<(Option<String>, Option<Arc<CompiledOpts>>)>,
     global: Option<Option<Value>>,
@@ -274,7 +274,7 @@ impl AssembledOptions {
 
     /// Whether `scope` answers the assembly's scope reads alike.
     pub fn answers_alike(&self, scope: &Scope) -> bool {
-        self.reads.iter().all(|(e, p)| probe(scope, e) == *p)
+        super::answers_alike(&self.reads, scope)
     }
 }
 
@@ -2982,14 +2982,8 @@ impl Cx<'_> {
             let start = levels.len();
             let sub_before = self.sub_lookups.get();
             let collecting = self.layer_reads.replace(Some((Vec::new(), true)));
-            let (error, level_warnings) = self.capturing_warnings(|| match &p {
-                Ok(Some(p)) => match self.layer_config(p) {
-                    Ok(cfg) => self.levels_of(p, &cfg, &mut levels).err(),
-                    Err(e) => Some(e),
-                },
-                Ok(None) => None,
-                Err(e) => Some(e.clone()),
-            });
+            let (error, level_warnings) =
+                self.capturing_warnings(|| self.layer_levels(&p, &mut levels));
             let (mut reads, cacheable) = self.layer_reads.replace(collecting).unwrap_or_default();
             for w in &level_warnings {
                 self.warn(w.clone());
@@ -3032,26 +3026,28 @@ impl Cx<'_> {
         let mut levels = Vec::new();
         let mut errors = Vec::new();
         for (place, p) in self.layer_providers() {
-            let p = match p {
-                Ok(Some(p)) => p,
-                Ok(None) => continue,
-                Err(e) => {
-                    errors.push((place, e));
-                    continue;
-                }
-            };
-            let cfg = match self.layer_config(&p) {
-                Ok(c) => c,
-                Err(e) => {
-                    errors.push((place, e));
-                    continue;
-                }
-            };
-            if let Err(e) = self.levels_of(&p, &cfg, &mut levels) {
+            if let Some(e) = self.layer_levels(&p, &mut levels) {
                 errors.push((place, e));
             }
         }
         (levels, errors)
+    }
+
+    /// One layer's levels (appended to `levels`) from its provider, or the error that makes
+    /// Puppet unable to use the layer.
+    fn layer_levels(
+        &self,
+        p: &R<Option<Rc<LayerProvider>>>,
+        levels: &mut Vec<Arc<ResolvedLevel>>,
+    ) -> Option<LookupError> {
+        match p {
+            Ok(Some(p)) => match self.layer_config(p) {
+                Ok(cfg) => self.levels_of(p, &cfg, levels).err(),
+                Err(e) => Some(e),
+            },
+            Ok(None) => None,
+            Err(e) => Some(e.clone()),
+        }
     }
 
     /// For each of `keys`, the layers of the files (as [`Cx::key_definitions`] lists them) that

@@ -212,7 +212,7 @@ impl Deps {
 }
 
 /// Whether `scope` answers each of `reads` (expression, what it gave) alike.
-fn answers_alike(reads: &[(Arc<str>, lookup::Probe)], scope: &Scope) -> bool {
+pub(crate) fn answers_alike(reads: &[(Arc<str>, lookup::Probe)], scope: &Scope) -> bool {
     reads
         .iter()
         .all(|(expr, got)| lookup::probe(scope, expr) == *got)
@@ -470,7 +470,7 @@ impl Engine {
                 {
                     return true;
                 }
-                self.env.modules(&*self.vfs).iter().any(|(_, dir)| {
+                self.module_list().iter().any(|(_, dir)| {
                     self.vfs
                         .exists(&dir.join("lib/puppet/functions").join(&rel))
                 })
@@ -657,7 +657,8 @@ impl Session<'_> {
     }
 
     /// The lookup_options this session assembled so far, to hand to another session
-    /// ([`Session::adopt_options`]); `None` when an assembly warned or failed.
+    /// ([`Session::adopt_options`]), without the entries whose assembly warned or failed;
+    /// `None` when the global and environment part did.
     pub fn assembled_options(&self) -> Option<lookup::AssembledOptions> {
         self.state.assembled_options()
     }
