@@ -597,9 +597,18 @@ pub fn ruby_glob(vfs: &dyn Vfs, pattern: &str, limits: &Limits) -> Result<Vec<Pa
             return Err(GlobLimit(format!("glob `{pattern}`: {}", hit.0)));
         }
         for p in found {
-            // Relative patterns give relative paths (without the `./` we walked from).
+            // Relative patterns give relative paths, without the `./` we walked from. Only
+            // those two bytes go: Ruby's `Dir.glob` keeps the pattern's literal parts as
+            // written, so `./data/*.yaml` gives `./data/a.yaml` and `data/./x/*.yaml` gives
+            // `data/./x/a.yaml` (recorded with Ruby 3.1, see `glob_keeps_what_the_pattern_wrote`).
+            // `Path::strip_prefix` would normalize those `.` components away, and a glob
+            // level's locations would no longer name the files a `path` level names.
             let p = if relative {
-                p.strip_prefix(".").map(Path::to_path_buf).unwrap_or(p)
+                use std::os::unix::ffi::OsStrExt;
+                match p.as_os_str().as_bytes().strip_prefix(b"./") {
+                    Some(rest) => PathBuf::from(std::ffi::OsStr::from_bytes(rest)),
+                    None => p,
+                }
             } else {
                 p
             };
@@ -829,6 +838,33 @@ mod tests {
         assert_eq!(glob(&m, "/d/.h*"), vec!["/d/.hidden.yaml"]);
         assert_eq!(glob(&m, "/d/a.yaml"), vec!["/d/a.yaml"]);
         assert!(glob(&m, "/d/nope/*.yaml").is_empty());
+    }
+
+    #[test]
+    fn glob_keeps_what_the_pattern_wrote() {
+        // Recorded with Ruby 3.1 in a directory holding data/teams/billing.yaml:
+        //   Dir.glob("./data/teams/b*.yaml")  => ["./data/teams/billing.yaml"]
+        //   Dir.glob("data/./teams/b*.yaml")  => ["data/./teams/billing.yaml"]
+        //   Dir.glob("data/teams/b*.yaml")    => ["data/teams/billing.yaml"]
+        // An environment checked as `.` has locations `./data/...`: a glob level must name
+        // its files as a `path` level does.
+        let m = mem(&["./data/teams/billing.yaml", "./data/teams/web.yaml"]);
+        assert_eq!(
+            glob(&m, "./data/teams/b*.yaml"),
+            vec!["./data/teams/billing.yaml"]
+        );
+        assert_eq!(
+            glob(&m, "data/./teams/b*.yaml"),
+            vec!["data/./teams/billing.yaml"]
+        );
+        assert_eq!(
+            glob(&m, "data/teams/b*.yaml"),
+            vec!["data/teams/billing.yaml"]
+        );
+        assert_eq!(
+            glob(&m, "./data/{teams}/*.yaml"),
+            vec!["./data/teams/billing.yaml", "./data/teams/web.yaml"]
+        );
     }
 
     #[test]
