@@ -60,7 +60,8 @@ pub fn run_file_rules(
     file: &LoadedFile,
     enabled: &[&'static dyn Rule],
 ) -> Vec<Diagnostic> {
-    let mut sink = Sink::default();
+    let memo = crate::rules::FileMemo::new(file);
+    let mut sink = Sink::for_file(&memo);
     for rule in enabled {
         match file.role {
             FileRole::HieraConfig => rule.check_hiera_config(project, file, &mut sink),

@@ -3,7 +3,6 @@
 use crate::diag::Diagnostic;
 use crate::interp::Method;
 use crate::project::{LoadedFile, Project};
-use crate::rules::interp_sites::data_sites;
 use crate::rules::{Rule, RuleMeta, Sink};
 
 crate::declare_rule!(pub static META = {
@@ -21,8 +20,8 @@ impl Rule for AliasNotEntireString {
     }
 
     // hiera.yaml allows no methods at all (H102).
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
-        for site in data_sites(file) {
+    fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
+        for site in sink.data_sites(file).iter() {
             if site.copied {
                 continue;
             }

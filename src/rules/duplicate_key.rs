@@ -20,16 +20,21 @@ impl Rule for DuplicateKey {
         &META
     }
 
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         check(file, sink);
     }
 
-    fn check_hiera_config(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_hiera_config<'a>(
+        &self,
+        _project: &Project,
+        file: &'a LoadedFile,
+        sink: &mut Sink<'a>,
+    ) {
         check(file, sink);
     }
 }
 
-fn check(file: &LoadedFile, sink: &mut Sink) {
+fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
     let src = &file.source;
     let keys: Vec<tree::ScalarAt<'_>> = match &file.doc.root {
         Some(root) => tree::scalars(root)

@@ -20,7 +20,7 @@ impl Rule for ForbiddenYamlTag {
         &META
     }
 
-    fn check_data_file(&self, project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_data_file<'a>(&self, project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         if !file
             .doc
             .issues

@@ -13,6 +13,7 @@ use crate::span::{SourceFile, Span};
 use crate::value::{Node, NodeKind};
 
 /// One interpolated string.
+#[derive(Clone)]
 pub struct Site<'a> {
     /// The string after YAML/JSON/HOCON parsing (what Puppet interpolates).
     pub value: Cow<'a, str>,

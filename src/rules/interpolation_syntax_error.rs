@@ -4,7 +4,7 @@ use crate::config::ConfigErrorKind;
 use crate::diag::{Diagnostic, Severity};
 use crate::interp::{split_key, Method, Token, TokenKind};
 use crate::project::{LoadedFile, Project};
-use crate::rules::interp_sites::{config_sites, data_sites, undefined_effect, Place, Site};
+use crate::rules::interp_sites::{config_sites, undefined_effect, Place, Site};
 use crate::rules::invalid_hiera_config::config_diagnostic;
 use crate::rules::{Rule, RuleMeta, Sink};
 
@@ -219,19 +219,19 @@ impl Rule for InterpolationSyntaxError {
         &META
     }
 
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
-        for site in data_sites(file) {
+    fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
+        for site in sink.data_sites(file).iter() {
             if site.copied {
                 continue;
             }
             let tokens = site.tokens();
             for t in &tokens {
                 if let Some(p) = problem(t) {
-                    sink.report(report(file, &site, t, p));
+                    sink.report(report(file, site, t, p));
                 }
             }
             if let Some(at) = site.unterminated(&tokens) {
-                sink.report(unterminated(file, &site, at));
+                sink.report(unterminated(file, site, at));
             }
         }
     }

@@ -59,9 +59,9 @@ impl Rule for InvalidMergeBehavior {
     }
 }
 
-struct Cx<'a, 's> {
+struct Cx<'a, 's, 'k> {
     file: &'a LoadedFile,
-    sink: &'s mut Sink,
+    sink: &'s mut Sink<'k>,
 }
 
 /// Who fails when an entry for `key` is broken.
@@ -115,7 +115,7 @@ fn value_span(e: &Entry) -> Span {
     }
 }
 
-impl Cx<'_, '_> {
+impl Cx<'_, '_, '_> {
     fn src(&self) -> &std::sync::Arc<SourceFile> {
         &self.file.source
     }

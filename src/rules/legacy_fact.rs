@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use crate::diag::Diagnostic;
 use crate::interp::{split_key, Segment, Token, TokenKind};
 use crate::project::{LoadedFile, Project};
-use crate::rules::interp_sites::{config_sites, data_sites, undefined_effect, Site};
+use crate::rules::interp_sites::{config_sites, undefined_effect, Site};
 use crate::rules::{Rule, RuleMeta, Sink};
 
 crate::declare_rule!(pub static META = {
@@ -414,13 +414,13 @@ impl Rule for LegacyFact {
         &META
     }
 
-    fn check_data_file(&self, project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_data_file<'a>(&self, project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         // The fact names of every fact set, when there are any: a name that no fact set has is
         // a top-scope variable from somewhere else (an ENC parameter, `site.pp`), not a fact.
         let facts = project.fact_names();
-        for site in data_sites(file) {
+        for site in sink.data_sites(file).iter() {
             if !site.copied {
-                check_site(file, &site, facts, sink);
+                check_site(file, site, facts, sink);
             }
         }
     }

@@ -10,7 +10,7 @@
 use crate::diag::Diagnostic;
 use crate::loader::psych::unpack_base64;
 use crate::project::{FileRole, LoadedFile, Project};
-use crate::rules::{tree, Rule, RuleMeta, Sink};
+use crate::rules::{Rule, RuleMeta, Sink};
 use crate::value::Value;
 
 crate::declare_rule!(pub static META = {
@@ -27,7 +27,7 @@ impl Rule for MalformedEyaml {
         &META
     }
 
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         if !matches!(file.role, FileRole::Data | FileRole::Loose) {
             return;
         }
@@ -35,7 +35,7 @@ impl Rule for MalformedEyaml {
             return;
         };
         let src = &file.source;
-        for at in tree::scalars(root) {
+        for &at in sink.scalars(root).iter() {
             // hiera-eyaml decrypts values only; keys are interpolated, never decrypted.
             if at.is_key {
                 continue;

@@ -46,6 +46,8 @@ pub mod yaml_syntax_error;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::project::{LoadedFile, Project};
+use crate::value::Node;
+use std::borrow::Cow;
 
 /// What kind of problem a rule finds; sets the default severity (clippy's model).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -121,15 +123,69 @@ macro_rules! declare_rule {
     (@sup $sup:literal) => { $sup };
 }
 
-/// Where rules report.
+/// Where rules report; for the file rules, also what they share of the file being checked
+/// ([`FileMemo`]).
 #[derive(Default)]
-pub struct Sink {
+pub struct Sink<'a> {
     pub diagnostics: Vec<Diagnostic>,
+    memo: Option<&'a FileMemo<'a>>,
 }
 
-impl Sink {
+/// Walks of one file that several file rules make (seven list its scalars, seven its
+/// interpolated strings), made once per file by the first rule that asks.
+pub struct FileMemo<'a> {
+    file: &'a LoadedFile,
+    scalars: std::cell::OnceCell<Vec<tree::ScalarAt<'a>>>,
+    sites: std::cell::OnceCell<Vec<interp_sites::Site<'a>>>,
+}
+
+impl<'a> FileMemo<'a> {
+    pub fn new(file: &'a LoadedFile) -> FileMemo<'a> {
+        FileMemo {
+            file,
+            scalars: Default::default(),
+            sites: Default::default(),
+        }
+    }
+}
+
+impl<'a> Sink<'a> {
+    /// A sink for the file rules of `memo`'s file.
+    pub fn for_file(memo: &'a FileMemo<'a>) -> Sink<'a> {
+        Sink {
+            diagnostics: Vec::new(),
+            memo: Some(memo),
+        }
+    }
+
     pub fn report(&mut self, d: Diagnostic) {
         self.diagnostics.push(d);
+    }
+
+    /// [`tree::scalars`] of `root`: from the memo when `root` is the checked file's root.
+    pub fn scalars(&self, root: &'a Node) -> Cow<'a, [tree::ScalarAt<'a>]> {
+        match self.memo {
+            Some(m)
+                if m.file
+                    .doc
+                    .root
+                    .as_ref()
+                    .is_some_and(|r| std::ptr::eq(r, root)) =>
+            {
+                Cow::Borrowed(m.scalars.get_or_init(|| tree::scalars(root)))
+            }
+            _ => Cow::Owned(tree::scalars(root)),
+        }
+    }
+
+    /// [`interp_sites::data_sites`] of `file`: from the memo when it is the checked file.
+    pub fn data_sites(&self, file: &'a LoadedFile) -> Cow<'a, [interp_sites::Site<'a>]> {
+        match self.memo {
+            Some(m) if std::ptr::eq(m.file, file) => {
+                Cow::Borrowed(m.sites.get_or_init(|| interp_sites::data_sites(file)))
+            }
+            _ => Cow::Owned(interp_sites::data_sites(file)),
+        }
     }
 }
 
@@ -142,10 +198,17 @@ pub trait Rule: Send + Sync {
     /// sets, Puppet version, rule options), not on the content of other data files: the language
     /// server runs it again only for the files whose text changed (cross-file findings belong
     /// in `check_project`).
-    fn check_data_file(&self, _project: &Project, _file: &LoadedFile, _sink: &mut Sink) {}
+    fn check_data_file<'a>(&self, _project: &Project, _file: &'a LoadedFile, _sink: &mut Sink<'a>) {
+    }
 
     /// Once per hiera.yaml, in parallel (the same dependencies as `check_data_file`).
-    fn check_hiera_config(&self, _project: &Project, _file: &LoadedFile, _sink: &mut Sink) {}
+    fn check_hiera_config<'a>(
+        &self,
+        _project: &Project,
+        _file: &'a LoadedFile,
+        _sink: &mut Sink<'a>,
+    ) {
+    }
 
     /// Once per run, after the engine is built: cross-file and fact-set rules.
     fn check_project(&self, _project: &Project, _sink: &mut Sink) {}

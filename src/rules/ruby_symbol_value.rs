@@ -2,7 +2,7 @@
 
 use crate::diag::Diagnostic;
 use crate::project::{FileRole, LoadedFile, Project};
-use crate::rules::{tree, Rule, RuleMeta, Sink};
+use crate::rules::{Rule, RuleMeta, Sink};
 use crate::value::Value;
 
 crate::declare_rule!(pub static META = {
@@ -21,7 +21,7 @@ impl Rule for RubySymbolValue {
 
     /// Data files only: hiera.yaml version 3 is written with Symbols (`:backends:`), and its
     /// model is checked by the hiera.yaml rules.
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         if !matches!(file.role, FileRole::Data | FileRole::Loose) {
             return;
         }
@@ -29,7 +29,7 @@ impl Rule for RubySymbolValue {
             return;
         };
         let src = &file.source;
-        for at in tree::scalars(root) {
+        for &at in sink.scalars(root).iter() {
             // Symbol keys are turned into Strings when Puppet loads the file
             // (`HieraConfig.symkeys_to_string`, applied to the whole tree); values are not.
             if at.is_key {

@@ -3,7 +3,7 @@
 use crate::diag::Diagnostic;
 use crate::interp::{Method, TokenKind};
 use crate::project::{LoadedFile, Project};
-use crate::rules::interp_sites::{data_sites, edit_distance};
+use crate::rules::interp_sites::edit_distance;
 use crate::rules::{Rule, RuleMeta, Sink};
 
 crate::declare_rule!(pub static META = {
@@ -42,8 +42,8 @@ impl Rule for UnknownInterpolationMethod {
     // hiera.yaml allows no methods at all: `interpolation-method-in-hiera-config` (H102)
     // reports every method call there, known or not (Puppet raises the method-syntax error
     // before it looks at the name).
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
-        for site in data_sites(file) {
+    fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
+        for site in sink.data_sites(file).iter() {
             if site.copied {
                 continue;
             }

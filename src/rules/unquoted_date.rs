@@ -19,17 +19,22 @@ impl Rule for UnquotedDate {
         &META
     }
 
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         check(file, sink);
     }
 
     /// hiera.yaml is read with the same `safe_load`, so a date there fails the configuration.
-    fn check_hiera_config(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_hiera_config<'a>(
+        &self,
+        _project: &Project,
+        file: &'a LoadedFile,
+        sink: &mut Sink<'a>,
+    ) {
         check(file, sink);
     }
 }
 
-fn check(file: &LoadedFile, sink: &mut Sink) {
+fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
     let src = &file.source;
     let scalars = match &file.doc.root {
         Some(root) => tree::scalars(root),

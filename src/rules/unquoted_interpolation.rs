@@ -19,21 +19,26 @@ impl Rule for UnquotedInterpolation {
         &META
     }
 
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         check(file, sink);
     }
 
-    fn check_hiera_config(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_hiera_config<'a>(
+        &self,
+        _project: &Project,
+        file: &'a LoadedFile,
+        sink: &mut Sink<'a>,
+    ) {
         check(file, sink);
     }
 }
 
-fn check(file: &LoadedFile, sink: &mut Sink) {
+fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
     let Some(root) = &file.doc.root else {
         return;
     };
     let src = &file.source;
-    for at in tree::scalars(root) {
+    for &at in sink.scalars(root).iter() {
         // Only YAML plain scalars: quoted and block scalars keep `%` as text, and JSON/HOCON
         // strings have their own quoting (`ScalarStyle::Json`).
         if at.scalar.style != ScalarStyle::Plain || !at.scalar.text.contains("%{") {
@@ -75,13 +80,16 @@ mod tests {
     use crate::rules::{Rule, Sink};
     use crate::span::SourceFile;
 
-    fn run(text: &str) -> Sink {
+    fn run(text: &str) -> Sink<'static> {
         let source = Arc::new(SourceFile::new("t.yaml", text));
         let doc = yaml::load(&source);
         let file = LoadedFile::new(source, doc, FileRole::Data, Layer::Environment, None);
         let mut sink = Sink::default();
         super::UnquotedInterpolation.check_data_file(&Project::default(), &file, &mut sink);
-        sink
+        Sink {
+            diagnostics: sink.diagnostics,
+            ..Default::default()
+        }
     }
 
     #[test]

@@ -20,11 +20,16 @@ impl Rule for Yaml11ImplicitType {
         &META
     }
 
-    fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         check(file, sink);
     }
 
-    fn check_hiera_config(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_hiera_config<'a>(
+        &self,
+        _project: &Project,
+        file: &'a LoadedFile,
+        sink: &mut Sink<'a>,
+    ) {
         check(file, sink);
     }
 }
@@ -152,14 +157,14 @@ fn is_yaml12_octal(t: &str) -> bool {
         .is_some_and(|d| !d.is_empty() && d.iter().all(|c| (b'0'..=b'7').contains(c)))
 }
 
-fn check(file: &LoadedFile, sink: &mut Sink) {
+fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
     let Some(root) = &file.doc.root else {
         return;
     };
     let src = &file.source;
     let module_data =
         file.module_name().is_some() && file.role != crate::project::FileRole::HieraConfig;
-    for at in tree::scalars(root) {
+    for &at in sink.scalars(root).iter() {
         let s = at.scalar;
         if s.style != crate::value::ScalarStyle::Plain || at.node.tag.is_some() {
             continue;
