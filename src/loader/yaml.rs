@@ -857,8 +857,8 @@ impl<'a> Loader<'a> {
                 resolved: resolved.resolution,
                 text,
             }),
-            tag: props.tag,
-            anchor: props.anchor,
+            tag: props.tag.map(Box::new),
+            anchor: props.anchor.map(String::into_boxed_str),
             from_alias: false,
         };
         self.finish_node(node, props.anchor_id, 1, 0)
@@ -1088,8 +1088,8 @@ impl<'a> Loader<'a> {
         let node = Node {
             span,
             kind: node_kind,
-            tag: props.tag,
-            anchor: props.anchor,
+            tag: props.tag.map(Box::new),
+            anchor: props.anchor.map(String::into_boxed_str),
             from_alias: false,
         };
         self.finish_node(node, props.anchor_id, count, height)
