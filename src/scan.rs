@@ -852,6 +852,52 @@ mod tests {
         d
     }
 
+    /// Links back to the root, from deep inside a subdirectory or at the top, are loops; links
+    /// to a sibling are followed, and the loops under them reported where they are reached.
+    #[cfg(unix)]
+    #[test]
+    fn the_walk_reports_loops_through_the_root() {
+        use std::os::unix::fs::symlink;
+        let dir = temp_dir("walk-loops");
+        let root = dir.join("data");
+        std::fs::create_dir_all(root.join("a/deep")).unwrap();
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        std::fs::write(root.join("a/x.yaml"), "x: 1\n").unwrap();
+        std::fs::write(root.join("b/y.yaml"), "y: 1\n").unwrap();
+        std::fs::write(root.join("top.yaml"), "t: 1\n").unwrap();
+        symlink(&root, root.join("a/deep/up")).unwrap();
+        symlink(root.join("a"), root.join("b/toa")).unwrap();
+        symlink(root.join("a"), root.join("c")).unwrap();
+        symlink(&root, root.join("self")).unwrap();
+        let allowed = canonical_roots(&[root.as_path()]);
+        let mut errors = Vec::new();
+        let files = walk_data(&root, true, &allowed, &mut errors);
+        let rel = |p: &Path| p.strip_prefix(&root).unwrap().display().to_string();
+        assert_eq!(
+            files.iter().map(|f| rel(f)).collect::<Vec<_>>(),
+            vec![
+                "a/x.yaml",
+                "b/toa/x.yaml",
+                "b/y.yaml",
+                "c/x.yaml",
+                "top.yaml"
+            ]
+        );
+        let mut loops: Vec<String> = errors
+            .iter()
+            .map(|e| {
+                assert_eq!(e.message, "symbolic link loop", "{}", rel(&e.path));
+                rel(&e.path)
+            })
+            .collect();
+        loops.sort();
+        assert_eq!(
+            loops,
+            vec!["a/deep/up", "b/toa/deep/up", "c/deep/up", "self"]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// A file planned and then deleted before it is loaded (another process, a `git checkout`
     /// during the run) is a ScanError naming it; the other planned files load.
     #[test]
