@@ -136,6 +136,11 @@ impl Candidates {
 struct Need {
     unique: bool,
     hash: bool,
+    /// A deep merge with `sort_merged_arrays: true`: every array the merge meets is sorted
+    /// (`dest.sort!` after each array merge, and a key new to the merged hash is merged with a
+    /// copy of itself, so its arrays are sorted too), which fails on elements Ruby cannot
+    /// compare (recorded: conformance/merge/deep-sort-merged-arrays, `mixed`).
+    sort: bool,
     /// Some merge of the key may fail whatever its values are (or the entry is not understood).
     always: bool,
 }
@@ -154,9 +159,11 @@ impl Need {
                 StrategyKind::Deep
                 | StrategyKind::ReverseDeep
                 | StrategyKind::UnconstrainedDeep => {
-                    need.always = merge
-                        .as_hash()
-                        .is_some_and(|h| h.contains_key(&Value::string("sort_merged_arrays")));
+                    // The options passed their type check (`sort_merged_arrays` is a Boolean
+                    // or nil): only `true` sorts.
+                    need.sort = merge.as_hash().is_some_and(|h| {
+                        h.get(&Value::string("sort_merged_arrays")) == Some(&Value::Bool(true))
+                    });
                 }
                 StrategyKind::First | StrategyKind::Default => {}
             },
@@ -168,6 +175,7 @@ impl Need {
     fn add(&mut self, other: Need) {
         self.unique |= other.unique;
         self.hash |= other.hash;
+        self.sort |= other.sort;
         self.always |= other.always;
     }
 
@@ -183,7 +191,30 @@ impl Need {
             && !v.any_string(|s| (s.contains("%{") && s.contains("alias")) || s.contains("ENC["))
             && (!self.unique || crate::engine::types::check_scalar_or_array_data("x", v).is_none())
             && (!self.hash || crate::engine::types::check_hash_string_data("x", v).is_none())
+            && (!self.sort || arrays_of_strings(v))
     }
+}
+
+/// Whether every array in `v` (at any depth) holds only Strings: such arrays stay sortable
+/// however a merge unites them (Strings compare with Strings), where numbers meeting Strings,
+/// Hashes or nil do not (`comparison of String with 2 failed`). Numbers alone would sort too,
+/// but a number array at one level and a String array at another merge into one that fails,
+/// so they are not judged safe. Interpolation leaves a String a String (`alias` is excluded
+/// by the caller).
+fn arrays_of_strings(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(a) => {
+                if !a.iter().all(|x| matches!(x, Value::String(_))) {
+                    return false;
+                }
+            }
+            Value::Hash(h) => stack.extend(h.iter().map(|(_, x)| x)),
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Every merge strategy the environment's lookup_options give, by literal key and by pattern,
