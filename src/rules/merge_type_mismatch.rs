@@ -205,11 +205,7 @@ fn arrays_of_strings(v: &Value) -> bool {
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
-            Value::Array(a) => {
-                if !a.iter().all(|x| matches!(x, Value::String(_))) {
-                    return false;
-                }
-            }
+            Value::Array(a) if !a.iter().all(|x| matches!(x, Value::String(_))) => return false,
             Value::Hash(h) => stack.extend(h.iter().map(|(_, x)| x)),
             _ => {}
         }
@@ -789,7 +785,15 @@ mod tests {
             ("strategy", Value::string("deep")),
             ("sort_merged_arrays", Value::Bool(true)),
         ]));
-        assert!(sorted.always, "sorting can fail on any values");
+        assert!(
+            sorted.sort && !sorted.always,
+            "sorting fails only on what it sorts"
+        );
+        let unsorted = Need::of_merge(&hash(&[
+            ("strategy", Value::string("deep")),
+            ("sort_merged_arrays", Value::Bool(false)),
+        ]));
+        assert!(!unsorted.sort && !unsorted.always);
         assert!(Need::of_merge(&Value::string("nonsense")).always);
         assert!(Need::of_merge(&Value::string("%{facts.m}")).always);
         let first = Need::of_merge(&Value::string("first"));
@@ -818,5 +822,22 @@ mod tests {
         assert!(deep.safe(&map));
         assert!(!deep.safe(&hash(&[("k", Value::string("%{alias('x')}"))])));
         assert!(!deep.safe(&Value::string("ENC[PKCS7,abc]")));
+        // A sorting deep merge: arrays of Strings only, at any depth.
+        let sorted = Need::of_merge(&hash(&[
+            ("strategy", Value::string("deep")),
+            ("sort_merged_arrays", Value::Bool(true)),
+        ]));
+        let strs = Value::array(vec![Value::string("b"), Value::string("a")]);
+        let ints = Value::array(vec![Value::Integer(2), Value::Integer(1)]);
+        assert!(sorted.safe(&strs));
+        assert!(sorted.safe(&hash(&[("k", strs.clone()), ("n", Value::Integer(1))])));
+        assert!(sorted.safe(&map), "no array, nothing sorted");
+        assert!(!sorted.safe(&arr), "mixed elements");
+        assert!(!sorted.safe(&ints), "may meet Strings at another level");
+        assert!(!sorted.safe(&hash(&[("k", ints)])));
+        assert!(
+            !sorted.safe(&Value::array(vec![map.clone()])),
+            "Hashes do not compare"
+        );
     }
 }
