@@ -1452,6 +1452,7 @@ impl<'a> Cx<'a> {
         let level = Arc::new(ResolvedLevel {
             index: std::sync::OnceLock::new(),
             source_ids: std::sync::OnceLock::new(),
+            config_id: std::sync::OnceLock::new(),
             defined: std::sync::OnceLock::new(),
             no_options: options.is_empty(),
             options_hash,
@@ -2774,6 +2775,9 @@ pub struct ResolvedLevel {
     pub(crate) index: std::sync::OnceLock<Arc<LevelIndex>>,
     /// The identity of the text of each existing file location, for hierarchy fingerprints.
     pub(crate) source_ids: std::sync::OnceLock<Vec<usize>>,
+    /// The text id of `config_path` (its hiera.yaml), kept like `source_ids`: the analysis
+    /// asks it of every level of every node's hierarchy.
+    pub(crate) config_id: std::sync::OnceLock<Option<usize>>,
     /// For a built-in data level: how many of its files define each root key.
     pub(crate) defined: std::sync::OnceLock<super::vfs::FastMap<Value, u32>>,
 }
@@ -2842,6 +2846,15 @@ impl ResolvedLevel {
 
     /// The identity of the text of each existing file location, read once per level (a level
     /// is shared by every session that resolves it alike).
+    /// The text id of the hiera.yaml this level comes from ([`super::vfs::text_id`]).
+    pub(crate) fn config_id(&self, eng: &Engine) -> Option<usize> {
+        *self.config_id.get_or_init(|| {
+            self.config_path
+                .as_deref()
+                .map(|c| super::vfs::text_id(&*eng.vfs, c))
+        })
+    }
+
     pub(crate) fn source_ids(&self, eng: &Engine) -> &[usize] {
         self.source_ids.get_or_init(|| {
             self.locations

@@ -688,22 +688,25 @@ impl Session<'_> {
             cx.resolved_levels()
         };
         let mut sources = Vec::new();
-        let mut configs: Vec<&Path> = Vec::new();
+        let mut configs: Vec<usize> = Vec::new();
         // A set beside the list: a module layer's levels all name its hiera.yaml, and a
-        // modulepath can hold hundreds of modules.
-        let mut seen: vfs::FastMap<&Path, ()> = Default::default();
+        // modulepath can hold hundreds of modules. By text id, kept in each (shared) level:
+        // comparing and hashing the paths was 14% of a 15k-file run without facts.
+        let mut seen: vfs::FastMap<usize, ()> = Default::default();
+        let mut last = None;
         for l in &levels {
-            if let Some(c) = &l.config_path {
+            if let Some(c) = l.config_id(self.engine) {
                 // A layer's levels are contiguous and name one hiera.yaml.
-                if configs.last() != Some(&c.as_path()) && seen.insert(c.as_path(), ()).is_none() {
-                    configs.push(c);
+                if last != Some(c) {
+                    last = Some(c);
+                    if seen.insert(c, ()).is_none() {
+                        configs.push(c);
+                    }
                 }
             }
             sources.extend_from_slice(l.source_ids(self.engine));
         }
-        for c in configs {
-            sources.push(vfs::text_id(&*self.engine.vfs, c));
-        }
+        sources.extend(configs);
         ResolvedHierarchy {
             layers: Default::default(),
             levels,
