@@ -536,13 +536,19 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     // did not load could hold anything: a group reading one looks up every candidate key its
     // data defines.
     let index = env.read_index();
+    // Per level, once: the engine shares resolved levels between hierarchies (every module's,
+    // common data), so most of a group's levels were judged for another group already.
+    let mut level_unknown: crate::engine::vfs::FastMap<*const crate::engine::ResolvedLevel, bool> =
+        Default::default();
     let unknown: Vec<bool> = env
         .groups
         .iter()
         .map(|g| {
             g.hierarchy.levels.iter().any(|level| {
-                level.locations.iter().flatten().any(|loc| {
-                    loc.exists && !loc.is_uri && !infos.contains_key(Path::new(&loc.location))
+                *level_unknown.entry(Arc::as_ptr(level)).or_insert_with(|| {
+                    level.locations.iter().flatten().any(|loc| {
+                        loc.exists && !loc.is_uri && !infos.contains_key(Path::new(&loc.location))
+                    })
                 })
             })
         })
