@@ -692,14 +692,15 @@ impl Session<'_> {
         // A set beside the list: a module layer's levels all name its hiera.yaml, and a
         // modulepath can hold hundreds of modules. By text id, kept in each (shared) level:
         // comparing and hashing the paths was 14% of a 15k-file run without facts.
-        let mut seen: vfs::FastMap<usize, ()> = Default::default();
+        let mut seen: std::collections::HashSet<usize, foldhash::fast::FixedState> =
+            Default::default();
         let mut last = None;
         for l in &levels {
             if let Some(c) = l.config_id(self.engine) {
                 // A layer's levels are contiguous and name one hiera.yaml.
                 if last != Some(c) {
                     last = Some(c);
-                    if seen.insert(c, ()).is_none() {
+                    if seen.insert(c) {
                         configs.push(c);
                     }
                 }

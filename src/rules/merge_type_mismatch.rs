@@ -137,9 +137,9 @@ struct Need {
     unique: bool,
     hash: bool,
     /// A deep merge with `sort_merged_arrays: true`: every array the merge meets is sorted
-    /// (`dest.sort!` after each array merge, and a key new to the merged hash is merged with a
-    /// copy of itself, so its arrays are sorted too), which fails on elements Ruby cannot
-    /// compare (recorded: conformance/merge/deep-sort-merged-arrays, `mixed`).
+    /// (`dest.sort!` after each array merge; an array under a key only one level gives is
+    /// sorted too when the hashes merge), which fails on elements Ruby cannot compare
+    /// (recorded: conformance/merge/deep-sort-merged-arrays, `mixed`, `newkey`, `newmixed`).
     sort: bool,
     /// Some merge of the key may fail whatever its values are (or the entry is not understood).
     always: bool,

@@ -131,7 +131,7 @@ pub struct Sink<'a> {
     memo: Option<&'a FileMemo<'a>>,
 }
 
-/// Walks of one file that several file rules make (seven list its scalars, seven its
+/// Walks of one file that several file rules make (seven list its scalars, four its
 /// interpolated strings), made once per file by the first rule that asks.
 pub struct FileMemo<'a> {
     file: &'a LoadedFile,

@@ -80,25 +80,22 @@ mod tests {
     use crate::rules::{Rule, Sink};
     use crate::span::SourceFile;
 
-    fn run(text: &str) -> Sink<'static> {
+    fn run(text: &str) -> Vec<crate::diag::Diagnostic> {
         let source = Arc::new(SourceFile::new("t.yaml", text));
         let doc = yaml::load(&source);
         let file = LoadedFile::new(source, doc, FileRole::Data, Layer::Environment, None);
         let mut sink = Sink::default();
         super::UnquotedInterpolation.check_data_file(&Project::default(), &file, &mut sink);
-        Sink {
-            diagnostics: sink.diagnostics,
-            ..Default::default()
-        }
+        sink.diagnostics
     }
 
     #[test]
     fn a_multi_line_plain_scalar_is_reported_without_a_fix() {
         // Folding turns the line break into a space: quoting the source text would not be
         // certain to keep the value, so no fix is offered.
-        let sink = run("motd: Welcome to %{facts.fqdn},\n  managed by Puppet\n");
-        assert_eq!(sink.diagnostics.len(), 1);
-        let d = &sink.diagnostics[0];
+        let diagnostics = run("motd: Welcome to %{facts.fqdn},\n  managed by Puppet\n");
+        assert_eq!(diagnostics.len(), 1);
+        let d = &diagnostics[0];
         assert_eq!(d.primary.span.start, 6);
         assert_eq!(
             d.primary.span.end as usize,
@@ -114,8 +111,8 @@ mod tests {
             ("k: it's %{x}\n", "\"it's %{x}\""),
             ("k: it's \"%{x}\" \\ ok\n", r#""it's \"%{x}\" \\ ok""#),
         ] {
-            let sink = run(text);
-            let fix = sink.diagnostics[0].fix.as_ref().unwrap();
+            let diagnostics = run(text);
+            let fix = diagnostics[0].fix.as_ref().unwrap();
             assert_eq!(fix.replacement, want);
             let mut fixed = text.to_string();
             fixed.replace_range(fix.span.range(), &fix.replacement);

@@ -222,6 +222,8 @@ mixed: [b, 1]
 nested: {l: [z, y]}
 single: [c, b, a]
 lo: [b, a, f, "--f"]
+newkey: {own: [b, a]}
+newmixed: {own: [2, x]}
 """,
     'data/role/web.yaml': """---
 strs: [c, e, d]
@@ -229,6 +231,8 @@ ints: [3, 1]
 mixed: [a, 2]
 nested: {l: [x]}
 lo: [c, e, d, f]
+newkey: {other: 1}
+newmixed: {other: 1}
 """,
     'data/common.yaml': """---
 lookup_options:
@@ -238,9 +242,9 @@ lookup_options:
       knockout_prefix: "--"
       sort_merged_arrays: true
 """,
-}, [L(k, {'strategy': 'deep', 'sort_merged_arrays': True}) for k in ['strs', 'ints', 'mixed', 'nested', 'single']]
+}, [L(k, {'strategy': 'deep', 'sort_merged_arrays': True}) for k in ['strs', 'ints', 'mixed', 'nested', 'single', 'newkey', 'newmixed']]
   + [L('strs', {'strategy': 'deep', 'sort_merged_arrays': False}), L('lo'), L('strs', {'strategy': 'deep', 'sort_merged_arrays': 'yes'})],
-  readme='sort_merged_arrays: sorting after each array merge, mixed types error, single value unsorted (reference §4.5; spec lookup_spec.rb:1146).')
+  readme='sort_merged_arrays: sorting after each array merge, mixed types error, single value unsorted; an array under a key only one level gives is sorted too when the hashes merge (`newkey`, `newmixed`) (reference §4.5; spec lookup_spec.rb:1146).')
 
 case('merge/deep-merge-hash-arrays', {
     'hiera.yaml': H3,
