@@ -530,9 +530,11 @@ fn load_one(
         }
     }
     let cannot_read = |e: std::io::Error| ScanError::new(&p.path, format!("cannot read: {e}"));
-    let meta = std::fs::metadata(&p.path).map_err(cannot_read)?;
-    // A FIFO or device blocks on open or read (a `/dev/console` reached through a glob hung the
-    // check_env fuzz target): not read, reported.
+    let file = open_nonblocking(&p.path).map_err(cannot_read)?;
+    // The type and size of what was opened (`fstat`, no second walk of the path). A FIFO or
+    // device blocks on read (a `/dev/console` reached through a glob hung the check_env fuzz
+    // target): not read, reported. The open itself cannot block: see `open_nonblocking`.
+    let meta = file.metadata().map_err(cannot_read)?;
     if !meta.is_file() {
         return Err(ScanError::new(&p.path, "cannot read: not a regular file"));
     }
@@ -543,11 +545,8 @@ fn load_one(
         ));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(&p.path)
-        .and_then(|f| {
-            f.take(limits.max_file_bytes.saturating_add(1))
-                .read_to_end(&mut bytes)
-        })
+    file.take(limits.max_file_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
         .map_err(cannot_read)?;
     if bytes.len() as u64 > limits.max_file_bytes {
         return Err(ScanError::new(
@@ -557,6 +556,20 @@ fn load_one(
     }
     let source = Arc::new(SourceFile::from_bytes(&p.path, &bytes));
     Ok(loaded(p, source, limits))
+}
+
+/// Opens `path` for reading without blocking: `O_NONBLOCK` makes the open of a FIFO return at once
+/// (it would wait for a writer) and `O_NOCTTY` keeps a terminal from becoming ours. Reads of a
+/// regular file ignore `O_NONBLOCK`, and nothing else is read (the caller checks the type).
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    o.open(path)
 }
 
 fn loaded(p: &Planned, source: Arc<SourceFile>, limits: &Limits) -> LoadedFile {
@@ -947,6 +960,28 @@ mod tests {
         let e = load_one(&p, &BTreeMap::new(), &limits).expect_err("over the limit");
         assert_eq!(e.message, "file is larger than the 4 byte limit");
         assert!(load_one(&p, &BTreeMap::new(), &Limits::default()).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A FIFO where a data file was planned (a race with the walk, or a file argument) is
+    /// refused, not read: opening it does not wait for a writer (`O_NONBLOCK`), and its type
+    /// comes from the open descriptor. Without the non-blocking open this test hangs.
+    #[cfg(unix)]
+    #[test]
+    fn load_one_refuses_a_fifo_without_blocking() {
+        let dir = temp_dir("fifo");
+        let path = dir.join("data/pipe.yaml");
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let p = Planned {
+            path: path.clone(),
+            role: FileRole::Data,
+            layer: Layer::Environment,
+            env_root: Some(dir.clone()),
+        };
+        let e = load_one(&p, &BTreeMap::new(), &Limits::default()).expect_err("a FIFO");
+        assert_eq!(e.message, "cannot read: not a regular file");
+        assert_eq!(e.path, path);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
