@@ -87,9 +87,12 @@ fn usage(msg: &str) -> i32 {
 
 /// Runs `hieralint lookup`; returns the exit code.
 pub fn run(args: &LookupArgs) -> i32 {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    match run_to(args, &mut out) {
+    // Buffered: a batch of keys printed one `write` per line (stdout is line-buffered). Flushed
+    // before returning, so what was answered is out before any usage message.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let r = run_to(args, &mut out);
+    let _ = out.flush();
+    match r {
         Ok(code) => code,
         Err(Usage(m)) => usage(&m),
     }
