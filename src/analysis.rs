@@ -68,6 +68,23 @@ pub struct Analysis {
     pub envs: Vec<EnvAnalysis>,
 }
 
+impl Analysis {
+    /// Builds what the rules share and would otherwise build on first use, each environment in
+    /// parallel: the read index, and with `shared_lookups` the groups' differences from the
+    /// reference ([`EnvAnalysis::lookup_shared`]). Built lazily inside a rule, the first rule to
+    /// ask held the other threads waiting on the `OnceLock` (a third of a 1.5k-file run without
+    /// facts had one thread working), and the parallel work inside that `OnceLock` could pick
+    /// up another rule's job that waits for the same `OnceLock`.
+    pub fn prepare(&self, shared_lookups: bool) {
+        self.envs.par_iter().for_each(|env| {
+            env.read_index();
+            if shared_lookups {
+                env.deltas();
+            }
+        });
+    }
+}
+
 /// The engine reads the project's files (the same `SourceFile`s the diagnostics point into,
 /// including unsaved buffers) and falls back to the disk for anything else.
 /// The project's files by path: their text and the document the scanner parsed.
@@ -501,7 +518,11 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
         })
         .map(|f| f.source.path.as_path())
         .collect();
-    let mut seen = std::collections::BTreeSet::new();
+    // Which files each template matches, in parallel (templates x files path matches were a
+    // serial 5 ms of a 1.5k-file run); then, in hierarchy and file order, one node per file
+    // (the first template that matches it binds it).
+    let mut matched: Vec<(&Path, Vec<(String, String)>)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for entry in &cfg.hierarchy {
         let datadir = root.join(entry.effective_datadir(&cfg.defaults));
         for raw in entry.raw_strings(&cfg.defaults) {
@@ -511,35 +532,37 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
             if !t.has_holes() {
                 continue;
             }
-            for path in &data_files {
-                let Ok(rel) = path.strip_prefix(&datadir) else {
-                    continue;
-                };
-                let Some(rel) = rel.to_str() else { continue };
-                let Some(bindings) = t.matches(rel) else {
-                    continue;
-                };
-                if !seen.insert(path.to_path_buf()) {
-                    continue;
+            let hits: Vec<(&Path, Vec<(String, String)>)> = data_files
+                .par_iter()
+                .filter_map(|path| {
+                    let rel = path.strip_prefix(&datadir).ok()?.to_str()?;
+                    Some((*path, t.matches(rel)?))
+                })
+                .collect();
+            for (path, bindings) in hits {
+                if seen.insert(path) {
+                    matched.push((path, bindings));
                 }
-                let mut facts = Hash::default();
-                let mut trusted = Trusted::default();
-                for (expr, value) in &bindings {
-                    bind(&mut facts, &mut trusted, expr, value);
-                }
-                let rel_display = path
-                    .strip_prefix(root)
-                    .unwrap_or(path)
-                    .display()
-                    .to_string();
-                nodes.push(NodeCtx {
-                    name: format!("implied by {rel_display}"),
-                    scope: Arc::new(Scope::for_node(&facts, &trusted, None, env_name)),
-                    implied: true,
-                });
             }
         }
     }
+    nodes.par_extend(matched.into_par_iter().map(|(path, bindings)| {
+        let mut facts = Hash::default();
+        let mut trusted = Trusted::default();
+        for (expr, value) in &bindings {
+            bind(&mut facts, &mut trusted, expr, value);
+        }
+        let rel_display = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        NodeCtx {
+            name: format!("implied by {rel_display}"),
+            scope: Arc::new(Scope::for_node(&facts, &trusted, None, env_name)),
+            implied: true,
+        }
+    }));
     nodes
 }
 

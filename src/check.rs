@@ -75,7 +75,9 @@ pub fn run_file_rules(
 pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
     // Built here, before the parallel rules (see `Rule::needs_analysis`).
     if enabled.iter().any(|r| r.needs_analysis()) {
-        project.analysis();
+        project
+            .analysis()
+            .prepare(enabled.iter().any(|r| r.needs_shared_lookups()));
     }
     let per_project: Vec<Vec<Diagnostic>> = enabled
         .par_iter()

@@ -158,6 +158,10 @@ impl Rule for InterpolatedKeyNotFound {
         true
     }
 
+    fn needs_shared_lookups(&self) -> bool {
+        true
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         let analysis = project.analysis();
         for env in &analysis.envs {

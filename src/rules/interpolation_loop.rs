@@ -516,6 +516,10 @@ impl Rule for InterpolationLoop {
         true
     }
 
+    fn needs_shared_lookups(&self) -> bool {
+        true
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         let analysis = project.analysis();
         for env in &analysis.envs {

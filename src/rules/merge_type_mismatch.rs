@@ -47,6 +47,10 @@ impl Rule for MergeTypeMismatch {
         true
     }
 
+    fn needs_shared_lookups(&self) -> bool {
+        true
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         if !project.files.iter().any(sets_merge) {
             return;

@@ -220,6 +220,14 @@ pub trait Rule: Send + Sync {
     fn needs_analysis(&self) -> bool {
         false
     }
+
+    /// True for a rule that calls [`crate::analysis::EnvAnalysis::lookup_shared`]: the shared
+    /// lookups' bookkeeping (which groups differ from the reference where) is then built before
+    /// the rules run, for the reason `needs_analysis` gives (it runs parallel work inside a
+    /// `OnceLock` too), and so that a thread does not sit idle waiting for the one building it.
+    fn needs_shared_lookups(&self) -> bool {
+        false
+    }
 }
 
 /// Every rule, in code order.
