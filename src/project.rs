@@ -119,6 +119,7 @@ pub struct Project {
     pub limits: crate::limits::Limits,
     analysis: OnceLock<crate::analysis::Analysis>,
     fact_names: OnceLock<Option<std::collections::BTreeSet<String>>>,
+    reach: std::sync::Mutex<crate::rules::reach::ReachCache>,
 }
 
 impl std::fmt::Debug for Project {
@@ -149,6 +150,7 @@ impl Project {
             limits: self.limits,
             analysis: OnceLock::new(),
             fact_names: OnceLock::new(),
+            reach: Default::default(),
         }
     }
 
@@ -193,6 +195,12 @@ impl Project {
     pub fn invalidate_analysis(&mut self) {
         self.analysis = OnceLock::new();
         self.fact_names = OnceLock::new();
+        self.reach = Default::default();
+    }
+
+    /// What `rules::reach` keeps of each layer (forgotten with the analysis).
+    pub(crate) fn reach_cache(&self) -> &std::sync::Mutex<crate::rules::reach::ReachCache> {
+        &self.reach
     }
 
     /// The top-level fact names of every fact set, computed once (`None` without fact sets).

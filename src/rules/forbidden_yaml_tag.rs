@@ -3,7 +3,7 @@
 use crate::diag::{Diagnostic, Severity};
 use crate::loader::LoadIssueKind;
 use crate::project::{LoadedFile, Project};
-use crate::rules::reach::{self, Reach};
+use crate::rules::reach::Reach;
 use crate::rules::{tree, Rule, RuleMeta, Sink};
 
 crate::declare_rule!(pub static META = {
@@ -34,7 +34,7 @@ impl Rule for ForbiddenYamlTag {
         // `hieradata/` read by a global hiera.yaml, as wikimedia/operations-puppet's
         // `regex.yaml` is read by `wmflib::regex_data`, which permits Regexp), the claim is
         // conditional: a warning that says so.
-        let certain = !matches!(reach::reach(project, file), Reach::OtherReader);
+        let certain = !matches!(*sink.reach(project, file), Reach::OtherReader);
         check(file, certain, sink);
     }
 

@@ -22,7 +22,7 @@ impl Rule for KeyOutsideModuleNamespace {
         &META
     }
 
-    fn check_data_file(&self, project: &Project, file: &LoadedFile, sink: &mut Sink) {
+    fn check_data_file<'a>(&self, project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         if file.role != FileRole::Data || file.doc.fatal_issue().is_some() {
             return;
         }
@@ -35,8 +35,8 @@ impl Rule for KeyOutsideModuleNamespace {
         // A file no hierarchy level reads is not Hiera data (a module without hiera.yaml keeps
         // `data/` for its own code, as wikimedia's `admin` module does): unreachable-data-file
         // says so once, and its keys are nobody's business here.
-        let reach = reach::reach(project, file);
-        if matches!(reach, reach::Reach::Unreachable(_)) {
+        let reach = sink.reach(project, file);
+        if matches!(*reach, reach::Reach::Unreachable(_)) {
             return;
         }
         let prefix = format!("{m}::");

@@ -137,6 +137,7 @@ pub struct FileMemo<'a> {
     file: &'a LoadedFile,
     scalars: std::cell::OnceCell<Vec<tree::ScalarAt<'a>>>,
     sites: std::cell::OnceCell<Vec<interp_sites::Site<'a>>>,
+    reach: std::cell::OnceCell<reach::Reach>,
 }
 
 impl<'a> FileMemo<'a> {
@@ -145,6 +146,7 @@ impl<'a> FileMemo<'a> {
             file,
             scalars: Default::default(),
             sites: Default::default(),
+            reach: Default::default(),
         }
     }
 }
@@ -175,6 +177,17 @@ impl<'a> Sink<'a> {
                 Cow::Borrowed(m.scalars.get_or_init(|| tree::scalars(root)))
             }
             _ => Cow::Owned(tree::scalars(root)),
+        }
+    }
+
+    /// [`reach::reach`] of `file` (three file rules ask): from the memo when it is the checked
+    /// file.
+    pub fn reach(&self, project: &Project, file: &'a LoadedFile) -> Cow<'a, reach::Reach> {
+        match self.memo {
+            Some(m) if std::ptr::eq(m.file, file) => {
+                Cow::Borrowed(m.reach.get_or_init(|| reach::reach(project, file)))
+            }
+            _ => Cow::Owned(reach::reach(project, file)),
         }
     }
 

@@ -24,9 +24,10 @@ impl Rule for UnreachableDataFile {
         &META
     }
 
-    fn check_data_file(&self, project: &Project, file: &LoadedFile, sink: &mut Sink) {
-        if let Reach::Unreachable(u) = reach::reach(project, file) {
-            sink.report(diagnostic(file, &u));
+    fn check_data_file<'a>(&self, project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
+        if let Reach::Unreachable(u) = &*sink.reach(project, file) {
+            let d = diagnostic(file, u);
+            sink.report(d);
         }
     }
 }
