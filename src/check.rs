@@ -78,6 +78,7 @@ pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Ve
         project
             .analysis()
             .prepare(enabled.iter().any(|r| r.needs_shared_lookups()));
+        crate::timing::mark("analysis");
     }
     let per_project: Vec<Vec<Diagnostic>> = enabled
         .par_iter()
@@ -88,6 +89,7 @@ pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Ve
             sink.diagnostics
         })
         .collect();
+    crate::timing::mark("project rules");
     per_project.into_iter().flatten().collect()
 }
 
@@ -104,6 +106,7 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
         })
         .collect();
     let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
+    crate::timing::mark("file rules");
     all.extend(run_project_rules(project, enabled));
     diag::sort_and_dedup(&mut all);
     all

@@ -112,6 +112,7 @@ pub struct CheckArgs {
 }
 
 pub fn main() -> i32 {
+    crate::timing::start();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -213,6 +213,8 @@ pub fn run_check_with(
             return Err(format!("cannot write output: {e}"));
         }
     }
+    crate::timing::mark("output");
+    crate::timing::report();
     let status = exit_status(&result, fail_on);
     // The project (every parsed file, the engines and their caches) is freed on another
     // thread: the process exits as soon as the caller returns, without waiting for the

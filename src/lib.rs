@@ -29,5 +29,6 @@ pub mod server;
 pub mod settings;
 pub mod span;
 pub mod suppress;
+pub mod timing;
 pub mod value;
 pub mod value_span;

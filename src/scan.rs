@@ -236,6 +236,7 @@ fn walk_data(
     loose: bool,
     allowed: &[PathBuf],
     errors: &mut Vec<ScanError>,
+    on_file: &dyn Fn(&Path),
 ) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut refused = Vec::new();
@@ -270,6 +271,7 @@ fn walk_data(
     {
         match entry {
             Ok(e) if e.file_type().is_file() && is_data_extension(e.path()) => {
+                on_file(e.path());
                 files.push(e.into_path())
             }
             Ok(_) => {}
@@ -302,6 +304,7 @@ fn plan_layer(
     errors: &mut Vec<ScanError>,
     overlay: &BTreeMap<PathBuf, Arc<str>>,
     limits: &Limits,
+    on_file: &dyn Fn(&Path),
 ) {
     let cfg = root.join("hiera.yaml");
     if cfg.is_file() {
@@ -335,7 +338,7 @@ fn plan_layer(
             errors.push(e);
             continue;
         }
-        for path in walk_data(&dir, false, &allowed, errors) {
+        for path in walk_data(&dir, false, &allowed, errors, on_file) {
             plan.push(Planned {
                 path,
                 role: FileRole::Data,
@@ -352,8 +355,18 @@ fn plan_environment(
     errors: &mut Vec<ScanError>,
     overlay: &BTreeMap<PathBuf, Arc<str>>,
     limits: &Limits,
+    on_file: &dyn Fn(&Path),
 ) {
-    plan_layer(env, Layer::Environment, env, plan, errors, overlay, limits);
+    plan_layer(
+        env,
+        Layer::Environment,
+        env,
+        plan,
+        errors,
+        overlay,
+        limits,
+        on_file,
+    );
     for mdir in module_dirs(env) {
         let Ok(rd) = std::fs::read_dir(&mdir) else {
             errors.push(ScanError::new(&mdir, "cannot read module directory"));
@@ -374,14 +387,23 @@ fn plan_environment(
                 ));
                 continue;
             };
-            plan_layer(&m, Layer::Module(name), env, plan, errors, overlay, limits);
+            plan_layer(
+                &m,
+                Layer::Module(name),
+                env,
+                plan,
+                errors,
+                overlay,
+                limits,
+                on_file,
+            );
         }
     }
 }
 
 /// Works out what each path is and which files to load.
 fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>, limits: &Limits) -> Vec<Planned> {
-    plan_with(paths, errors, &BTreeMap::new(), limits)
+    plan_with(paths, errors, &BTreeMap::new(), limits, &|_| {})
 }
 
 fn plan_with(
@@ -389,6 +411,7 @@ fn plan_with(
     errors: &mut Vec<ScanError>,
     overlay: &BTreeMap<PathBuf, Arc<str>>,
     limits: &Limits,
+    on_file: &dyn Fn(&Path),
 ) -> Vec<Planned> {
     let mut plan = Vec::new();
     for p in paths {
@@ -415,9 +438,10 @@ fn plan_with(
                     errors,
                     overlay,
                     limits,
+                    on_file,
                 );
             } else if looks_like_environment(p) {
-                plan_environment(p, &mut plan, errors, overlay, limits);
+                plan_environment(p, &mut plan, errors, overlay, limits, on_file);
             } else {
                 // an environments directory (r10k), or a directory holding `environments/`
                 let envs_dir = if p.join("environments").is_dir() {
@@ -436,14 +460,14 @@ fn plan_with(
                     for c in children {
                         if looks_like_environment(&c) {
                             found = true;
-                            plan_environment(&c, &mut plan, errors, overlay, limits);
+                            plan_environment(&c, &mut plan, errors, overlay, limits, on_file);
                         }
                     }
                 }
                 if !found {
                     // loose data files
                     let allowed = canonical_roots(&[p]);
-                    for path in walk_data(p, true, &allowed, errors) {
+                    for path in walk_data(p, true, &allowed, errors, on_file) {
                         plan.push(Planned {
                             path,
                             role: FileRole::Loose,
@@ -522,25 +546,41 @@ fn load_one(
     overlay: &BTreeMap<PathBuf, Arc<str>>,
     limits: &Limits,
 ) -> Result<LoadedFile, ScanError> {
+    parse_one(&p.path, overlay, limits).map(|parsed| with_place(p, parsed))
+}
+
+/// A file read and parsed, before the scan says what it is.
+type Parsed = (Arc<SourceFile>, loader::Document);
+
+/// Files parsed while the walk went on, by path.
+type EarlyParses = std::collections::HashMap<PathBuf, Result<Parsed, ScanError>>;
+
+/// The file at `path` read (from `overlay` when it holds it) and parsed by its extension: what
+/// loading a file does whatever its role, so it can start as soon as the walk finds it.
+fn parse_one(
+    path: &Path,
+    overlay: &BTreeMap<PathBuf, Arc<str>>,
+    limits: &Limits,
+) -> Result<Parsed, ScanError> {
     use std::io::Read;
     if !overlay.is_empty() {
-        if let Some(text) = overlay.get(&paths::identity(&p.path)) {
-            let source = Arc::new(SourceFile::from_bytes(&p.path, text.as_bytes()));
-            return Ok(loaded(p, source, limits));
+        if let Some(text) = overlay.get(&paths::identity(path)) {
+            let source = Arc::new(SourceFile::from_bytes(path, text.as_bytes()));
+            return Ok(parsed(source, limits));
         }
     }
-    let cannot_read = |e: std::io::Error| ScanError::new(&p.path, format!("cannot read: {e}"));
-    let file = open_nonblocking(&p.path).map_err(cannot_read)?;
+    let cannot_read = |e: std::io::Error| ScanError::new(path, format!("cannot read: {e}"));
+    let file = open_nonblocking(path).map_err(cannot_read)?;
     // The type and size of what was opened (`fstat`, no second walk of the path). A FIFO or
     // device blocks on read (a `/dev/console` reached through a glob hung the check_env fuzz
     // target): not read, reported. The open itself cannot block: see `open_nonblocking`.
     let meta = file.metadata().map_err(cannot_read)?;
     if !meta.is_file() {
-        return Err(ScanError::new(&p.path, "cannot read: not a regular file"));
+        return Err(ScanError::new(path, "cannot read: not a regular file"));
     }
     if meta.len() > limits.max_file_bytes {
         return Err(ScanError::new(
-            &p.path,
+            path,
             size_limit_message(limits.max_file_bytes),
         ));
     }
@@ -550,12 +590,12 @@ fn load_one(
         .map_err(cannot_read)?;
     if bytes.len() as u64 > limits.max_file_bytes {
         return Err(ScanError::new(
-            &p.path,
+            path,
             size_limit_message(limits.max_file_bytes),
         ));
     }
-    let source = Arc::new(SourceFile::from_bytes(&p.path, &bytes));
-    Ok(loaded(p, source, limits))
+    let source = Arc::new(SourceFile::from_bytes(path, &bytes));
+    Ok(parsed(source, limits))
 }
 
 /// Opens `path` for reading without blocking: `O_NONBLOCK` makes the open of a FIFO return at once
@@ -572,9 +612,13 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     o.open(path)
 }
 
-fn loaded(p: &Planned, source: Arc<SourceFile>, limits: &Limits) -> LoadedFile {
-    let format = Format::from_extension(&p.path).unwrap_or(Format::Yaml);
+fn parsed(source: Arc<SourceFile>, limits: &Limits) -> Parsed {
+    let format = Format::from_extension(&source.path).unwrap_or(Format::Yaml);
     let doc = loader::load_with(format, &source, limits);
+    (source, doc)
+}
+
+fn with_place(p: &Planned, (source, doc): Parsed) -> LoadedFile {
     LoadedFile::new(
         source,
         doc,
@@ -594,7 +638,13 @@ pub fn load_project(paths: &[PathBuf]) -> (Project, Vec<ScanError>) {
 pub fn load_project_limited(paths: &[PathBuf], limits: &Limits) -> (Project, Vec<ScanError>) {
     let mut errors = Vec::new();
     let planned = plan(paths, &mut errors, limits);
-    let files = load_planned(&planned, &BTreeMap::new(), limits, &mut errors);
+    let files = load_planned(
+        &planned,
+        &BTreeMap::new(),
+        limits,
+        &mut errors,
+        Default::default(),
+    );
     (Project::new(files), errors)
 }
 
@@ -603,12 +653,21 @@ fn load_planned(
     overlay: &BTreeMap<PathBuf, Arc<str>>,
     limits: &Limits,
     errors: &mut Vec<ScanError>,
+    mut early: EarlyParses,
 ) -> Vec<LoadedFile> {
     crate::progress::phase("loading", planned.len());
+    // What the walk's parses already hold, taken out in plan order (a file the plan lists
+    // twice is parsed again the second time).
+    let ready: Vec<Option<Result<Parsed, ScanError>>> =
+        planned.iter().map(|p| early.remove(&p.path)).collect();
     let results: Vec<Result<LoadedFile, ScanError>> = planned
         .par_iter()
-        .map(|p| {
-            let r = load_one(p, overlay, limits);
+        .zip(ready)
+        .map(|(p, ready)| {
+            let r = match ready {
+                Some(r) => r.map(|parsed| with_place(p, parsed)),
+                None => load_one(p, overlay, limits),
+            };
             crate::progress::inc();
             r
         })
@@ -621,6 +680,7 @@ fn load_planned(
         }
     }
     errors.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
+    crate::timing::mark("load");
     files
 }
 
@@ -786,7 +846,40 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         }
         targets.push(p.clone());
     }
-    let mut planned = plan_with(&targets, &mut errors, overlay, &opts.limits);
+    // Files are parsed as the walk finds them: with the walk on one thread, the others parse
+    // instead of waiting for the whole plan (the walk was an eighth of a check of wikimedia's
+    // hieradata). Parsing does not depend on what the plan makes of a file (role, layer), only
+    // on its path; the plan's files are matched to these parses by path after the walk.
+    let early: std::sync::Mutex<EarlyParses> = Default::default();
+    let mut planned = {
+        let limits = &opts.limits;
+        let exclude = opts.exclude.as_ref();
+        let early = &early;
+        rayon::scope(|s| {
+            let started = std::cell::RefCell::new(std::collections::HashSet::new());
+            let found = |path: &Path| {
+                let mut started = started.borrow_mut();
+                // No more than the scan loads (`max_files` bounds memory), once per path, and
+                // not what the settings exclude.
+                if started.len() >= limits.max_files
+                    || exclude.is_some_and(|ex| ex(path))
+                    || !started.insert(path.to_path_buf())
+                {
+                    return;
+                }
+                let path = path.to_path_buf();
+                s.spawn(move |_| {
+                    let r = parse_one(&path, overlay, limits);
+                    if let Ok(mut m) = early.lock() {
+                        m.insert(path, r);
+                    }
+                });
+            };
+            plan_with(&targets, &mut errors, overlay, limits, &found)
+        })
+    };
+    let early = early.into_inner().unwrap_or_default();
+    crate::timing::mark("walk and plan");
     let mut scope = None;
     if opts.file_context && !file_args.is_empty() {
         // the file arguments are the scope; spell them as given, and check the ones the
@@ -831,7 +924,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         planned.retain(|p| !ex(&p.path));
         errors.retain(|e| !ex(&e.path));
     }
-    let files = load_planned(&planned, overlay, &opts.limits, &mut errors);
+    let files = load_planned(&planned, overlay, &opts.limits, &mut errors, early);
     Scan {
         project: Project::new(files),
         errors,
@@ -884,7 +977,7 @@ mod tests {
         symlink(&root, root.join("self")).unwrap();
         let allowed = canonical_roots(&[root.as_path()]);
         let mut errors = Vec::new();
-        let files = walk_data(&root, true, &allowed, &mut errors);
+        let files = walk_data(&root, true, &allowed, &mut errors, &|_| {});
         let rel = |p: &Path| p.strip_prefix(&root).unwrap().display().to_string();
         assert_eq!(
             files.iter().map(|f| rel(f)).collect::<Vec<_>>(),
