@@ -296,6 +296,7 @@ fn walk_data(
     files
 }
 
+#[allow(clippy::too_many_arguments)] // the planning context, passed down as the others are
 fn plan_layer(
     root: &Path,
     layer: Layer,
