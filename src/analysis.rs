@@ -862,8 +862,10 @@ pub struct ReadIndex {
     paths: Vec<PathBuf>,
     /// The files each group reads ([`files_read`]'s order), as ids.
     reads: Vec<Vec<u32>>,
-    /// The groups reading each file (by id), in ascending order.
-    by_id: Vec<Vec<usize>>,
+    /// The groups reading each file (by id), in ascending order; `None` for every group.
+    by_id: Vec<Option<Vec<usize>>>,
+    /// Every group, in order (what a file every group reads answers).
+    all: Vec<usize>,
     ids: crate::engine::vfs::FastMap<PathBuf, u32>,
 }
 
@@ -874,15 +876,22 @@ impl ReadIndex {
     /// the cost is one pass over each group's levels without hashing or copying a path per
     /// group and file.
     pub fn new(groups: &[Group]) -> ReadIndex {
+        // Ids in order of first appearance: every level's existing file locations, level by
+        // level, group by group. A level at the same position as in the previous group is the
+        // same `Arc` most of the time (every module's levels, common data): it has been seen,
+        // and a pointer comparison spares the hash lookup (there are groups x ~750 levels on
+        // the 15k corpus).
         let mut ids: crate::engine::vfs::FastMap<&str, u32> = Default::default();
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut by_level: crate::engine::vfs::FastMap<usize, Vec<u32>> = Default::default();
-        let mut reads: Vec<Vec<u32>> = Vec::with_capacity(groups.len());
-        let mut mark: Vec<usize> = Vec::new();
-        for (g, group) in groups.iter().enumerate() {
-            let mut list = Vec::new();
-            for level in &group.hierarchy.levels {
-                let level_ids = by_level
+        let mut prev: &[Arc<crate::engine::ResolvedLevel>] = &[];
+        for group in groups {
+            let levels = &group.hierarchy.levels;
+            for (p, level) in levels.iter().enumerate() {
+                if prev.get(p).is_some_and(|q| Arc::ptr_eq(q, level)) {
+                    continue;
+                }
+                by_level
                     .entry(Arc::as_ptr(level) as usize)
                     .or_insert_with(|| {
                         level
@@ -898,22 +907,47 @@ impl ReadIndex {
                             })
                             .collect()
                     });
-                if mark.len() < paths.len() {
-                    mark.resize(paths.len(), usize::MAX);
-                }
-                for &id in level_ids.iter() {
-                    if mark[id as usize] != g {
-                        mark[id as usize] = g;
-                        list.push(id);
-                    }
-                }
             }
-            reads.push(list);
+            prev = levels;
         }
-        let mut by_id: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
+        // Each group's files, in parallel: its levels' ids, each at its first place.
+        let n = paths.len();
+        let reads: Vec<Vec<u32>> = groups
+            .par_iter()
+            .enumerate()
+            .map_init(
+                || vec![usize::MAX; n],
+                |mark, (g, group)| {
+                    let mut list = Vec::new();
+                    for level in &group.hierarchy.levels {
+                        for &id in &by_level[&(Arc::as_ptr(level) as usize)] {
+                            if mark[id as usize] != g {
+                                mark[id as usize] = g;
+                                list.push(id);
+                            }
+                        }
+                    }
+                    list
+                },
+            )
+            .collect();
+        // The inverse, sized up front; a file every group reads (every module's data, common
+        // data: most of the pairs) is not listed, `all` stands for it.
+        let mut counts = vec![0usize; n];
+        for list in &reads {
+            for &id in list {
+                counts[id as usize] += 1;
+            }
+        }
+        let mut by_id: Vec<Option<Vec<usize>>> = counts
+            .iter()
+            .map(|&c| (c < groups.len()).then(|| Vec::with_capacity(c)))
+            .collect();
         for (g, list) in reads.iter().enumerate() {
             for &id in list {
-                by_id[id as usize].push(g);
+                if let Some(v) = &mut by_id[id as usize] {
+                    v.push(g);
+                }
             }
         }
         let ids = paths
@@ -925,6 +959,7 @@ impl ReadIndex {
             paths,
             reads,
             by_id,
+            all: (0..groups.len()).collect(),
             ids,
         }
     }
@@ -948,9 +983,11 @@ impl ReadIndex {
 
     /// The groups whose hierarchies read `path`, ascending.
     pub fn groups_reading(&self, path: &Path) -> &[usize] {
-        self.ids
-            .get(path)
-            .map_or(&[], |&id| self.by_id[id as usize].as_slice())
+        self.ids.get(path).map_or(&[], |&id| {
+            self.by_id[id as usize]
+                .as_deref()
+                .unwrap_or(self.all.as_slice())
+        })
     }
 
     /// Whether group `g` reads `path`.
