@@ -1000,6 +1000,54 @@ impl ReadIndex {
 mod tests {
     use super::*;
 
+    /// The read index answers which groups read a file: all of them for common data (kept as
+    /// one shared list, not one per file), the one group for a node file, none for a file no
+    /// hierarchy reads; and each group's files in hierarchy order.
+    #[test]
+    fn the_read_index_lists_who_reads_what() {
+        use crate::loader::{self, Format};
+        use crate::project::LoadedFile;
+        let root = PathBuf::from("/nonexistent-hieralint-read-index/env");
+        let file = |rel: &str, body: &str, role: FileRole| {
+            let path = root.join(rel);
+            let source = Arc::new(SourceFile::from_bytes(&path, body.as_bytes()));
+            let doc = loader::load(Format::Yaml, &source);
+            LoadedFile::new(source, doc, role, Layer::Environment, Some(root.clone()))
+        };
+        let project = Project::new(vec![
+            file(
+                "hiera.yaml",
+                "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: c\n    path: common.yaml\n",
+                FileRole::HieraConfig,
+            ),
+            file("data/common.yaml", "c: 1\n", FileRole::Data),
+            file("data/nodes/a.yaml", "a: 1\n", FileRole::Data),
+            file("data/nodes/b.yaml", "b: 1\n", FileRole::Data),
+            file("data/stray.yaml", "s: 1\n", FileRole::Data),
+        ]);
+        let analysis = analyze(&project, &[], PuppetVersion::V8);
+        let env = &analysis.envs[0];
+        // The node binding nothing, and one implied by each node file.
+        assert_eq!(env.groups.len(), 3);
+        let ix = env.read_index();
+        let p = |rel: &str| root.join("data").join(rel);
+        assert_eq!(ix.groups_reading(&p("common.yaml")), &[0, 1, 2]);
+        let a: Vec<usize> = (0..3)
+            .filter(|&g| ix.reads(g, &p("nodes/a.yaml")))
+            .collect();
+        assert_eq!(a.len(), 1);
+        assert_eq!(ix.groups_reading(&p("nodes/a.yaml")), a.as_slice());
+        assert!(ix.groups_reading(&p("stray.yaml")).is_empty());
+        assert_eq!(
+            ix.files(a[0]).collect::<Vec<_>>(),
+            vec![p("nodes/a.yaml").as_path(), p("common.yaml").as_path()]
+        );
+        assert_eq!(
+            ix.files(0).collect::<Vec<_>>(),
+            vec![p("common.yaml").as_path()]
+        );
+    }
+
     #[test]
     fn templates_bind_holes() {
         let t = Template::parse("nodes/%{trusted.certname}.yaml").unwrap();
