@@ -424,14 +424,37 @@ pub fn tokens(s: &str) -> Vec<Token> {
     out
 }
 
-/// True if the string holds `%{` (Puppet interpolates only such strings).
+/// True if the string holds `%{` (Puppet interpolates only such strings). Asked of every
+/// scalar by several rules and the engine: a `%` search (vectorized) is faster than
+/// `str::contains` on the short strings data holds.
 pub fn has_interpolation(s: &str) -> bool {
-    s.contains("%{")
+    contains_pair(s.as_bytes(), b'%', b'{')
+}
+
+/// Whether `b` holds byte `first` followed by `second`.
+pub fn contains_pair(b: &[u8], first: u8, second: u8) -> bool {
+    memchr::memchr_iter(first, b).any(|i| b.get(i + 1) == Some(&second))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn has_interpolation_looks_for_percent_brace() {
+        for (s, want) in [
+            ("%{x}", true),
+            ("a%{b", true),
+            ("%%{", true),
+            ("%", false),
+            ("%}{", false),
+            ("{%", false),
+            ("", false),
+            ("100% {x}", false),
+        ] {
+            assert_eq!(has_interpolation(s), want, "{s:?}");
+        }
+    }
 
     fn seg(s: &str) -> Segment {
         Segment::Str(s.into())

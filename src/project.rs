@@ -78,7 +78,7 @@ impl LoadedFile {
         *self.may_interpolate.get_or_init(|| {
             let text = self.source.text();
             self.doc.format == crate::loader::Format::Hocon
-                || text.contains("%{")
+                || crate::interp::has_interpolation(text)
                 || text.contains('\\')
                 || text.contains("binary")
         })

@@ -554,7 +554,7 @@ fn load_one(
 type Parsed = (Arc<SourceFile>, loader::Document);
 
 /// Files parsed while the walk went on, by path.
-type EarlyParses = std::collections::HashMap<PathBuf, Result<Parsed, ScanError>>;
+type EarlyParses = crate::engine::vfs::FastMap<PathBuf, Result<Parsed, ScanError>>;
 
 /// The file at `path` read (from `overlay` when it holds it) and parsed by its extension: what
 /// loading a file does whatever its role, so it can start as soon as the walk finds it.
@@ -857,7 +857,9 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         let exclude = opts.exclude.as_ref();
         let early = &early;
         rayon::scope(|s| {
-            let started = std::cell::RefCell::new(std::collections::HashSet::new());
+            let started: std::cell::RefCell<
+                std::collections::HashSet<PathBuf, foldhash::fast::FixedState>,
+            > = Default::default();
             let found = |path: &Path| {
                 let mut started = started.borrow_mut();
                 // No more than the scan loads (`max_files` bounds memory), once per path, and

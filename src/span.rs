@@ -228,11 +228,8 @@ fn libyaml_utf8_problem(b: &[u8]) -> &'static str {
 fn line_starts(text: &str) -> Vec<u32> {
     let mut v = Vec::with_capacity(text.len() / 32 + 1);
     v.push(0);
-    for (i, b) in text.bytes().enumerate() {
-        if b == b'\n' {
-            v.push((i + 1) as u32);
-        }
-    }
+    // memchr's search is vectorized: the byte loop was 2% of a check of wikimedia's hieradata.
+    v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| (i + 1) as u32));
     v
 }
 

@@ -145,7 +145,7 @@ impl DataFile {
 
 /// Whether a value holds a `%{` anywhere (keys included).
 pub fn has_interpolation(v: &Value) -> bool {
-    v.any_string(|s| s.contains("%{"))
+    v.any_string(crate::interp::has_interpolation)
 }
 
 /// Parsed files by path and format, shared by every session; a file whose text changed (a new

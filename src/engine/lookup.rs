@@ -2301,7 +2301,7 @@ impl<'a> Cx<'a> {
     fn interpolate_here(&self, value: &Value, allow_methods: bool) -> R<Value> {
         match value {
             Value::String(s) => {
-                if !s.contains("%{") {
+                if !crate::interp::has_interpolation(s) {
                     Ok(value.clone())
                 } else {
                     self.interpolate_string(s, allow_methods)
@@ -2577,7 +2577,7 @@ fn empty_config() -> LayerConfig {
 
 fn needs_interpolation(v: &Value) -> bool {
     match v {
-        Value::String(s) => s.contains("%{"),
+        Value::String(s) => crate::interp::has_interpolation(s),
         Value::Array(a) => a.iter().any(needs_interpolation),
         Value::Hash(h) => h
             .iter()

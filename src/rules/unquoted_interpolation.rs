@@ -41,7 +41,9 @@ fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
     for &at in sink.scalars(root).iter() {
         // Only YAML plain scalars: quoted and block scalars keep `%` as text, and JSON/HOCON
         // strings have their own quoting (`ScalarStyle::Json`).
-        if at.scalar.style != ScalarStyle::Plain || !at.scalar.text.contains("%{") {
+        if at.scalar.style != ScalarStyle::Plain
+            || !crate::interp::has_interpolation(&at.scalar.text)
+        {
             continue;
         }
         // A plain scalar cannot start with `%` (the parser stops: yaml-syntax-error), so every
