@@ -22,7 +22,7 @@ use crate::analysis::{EnvAnalysis, Group};
 use crate::diag::Diagnostic;
 use crate::engine::explain::{Event, Explainer, NodeKind};
 use crate::engine::merge::{MergeStrategy, StrategyKind};
-use crate::engine::ruby::{regex_search, ruby_regex};
+use crate::engine::ruby::{regex_search, ruby_regex, Prefiltered};
 use crate::engine::LookupRequest;
 use crate::project::Project;
 use crate::rules::{lopts, Rule, RuleMeta, Sink};
@@ -99,7 +99,7 @@ fn sets_merge(f: &crate::project::LoadedFile) -> bool {
 /// failing key is missed and most keys are never looked up here.
 struct Candidates {
     literal: std::collections::HashSet<String>,
-    patterns: Vec<Arc<onig::Regex>>,
+    patterns: Vec<Prefiltered>,
 }
 
 impl Candidates {
@@ -117,7 +117,7 @@ impl Candidates {
                 if k.starts_with('^') {
                     // A pattern Ruby refuses breaks every lookup instead (H403).
                     if let Ok(re) = ruby_regex(k) {
-                        c.patterns.push(re);
+                        c.patterns.push(Prefiltered::new(k, re));
                     }
                 } else {
                     c.literal.insert(k.to_string());
@@ -128,7 +128,7 @@ impl Candidates {
     }
 
     fn contains(&self, key: &str) -> bool {
-        self.literal.contains(key) || self.patterns.iter().any(|re| regex_search(re, key))
+        self.literal.contains(key) || self.patterns.iter().any(|p| p.search(key))
     }
 }
 
@@ -222,7 +222,7 @@ fn arrays_of_strings(v: &Value) -> bool {
 /// business, so all of them count).
 struct Strategies {
     literal: std::collections::HashMap<String, Need>,
-    patterns: Vec<(Arc<onig::Regex>, Need)>,
+    patterns: Vec<(Prefiltered, Need)>,
     /// False when some lookup_options key is interpolated (keys are interpolated like values,
     /// reference §3.1): which key such an entry names is known only at lookup time, so no value
     /// is judged safe.
@@ -270,7 +270,7 @@ impl Strategies {
                     if k.starts_with('^') {
                         // A pattern Ruby refuses breaks every lookup instead (H403).
                         if let Ok(re) = ruby_regex(k) {
-                            s.patterns.push((re, need));
+                            s.patterns.push((Prefiltered::new(k, re), need));
                         }
                     } else {
                         s.literal.entry(k.to_string()).or_default().add(need);
@@ -284,8 +284,8 @@ impl Strategies {
     /// What the strategies that may apply to root key `key` require.
     fn need(&self, key: &str) -> Need {
         let mut need = self.literal.get(key).copied().unwrap_or_default();
-        for (re, n) in &self.patterns {
-            if regex_search(re, key) {
+        for (p, n) in &self.patterns {
+            if p.search(key) {
                 need.add(*n);
             }
         }
