@@ -860,6 +860,11 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
             let started: std::cell::RefCell<
                 std::collections::HashSet<PathBuf, foldhash::fast::FixedState>,
             > = Default::default();
+            // Files go to the pool in batches: a job per file woke the other threads for
+            // every file, which cost a small repository (a pre-commit hook's) a millisecond.
+            // What is left in the last batch loads with the rest of the plan.
+            const BATCH: usize = 16;
+            let batch: std::cell::RefCell<Vec<PathBuf>> = Default::default();
             let found = |path: &Path| {
                 let mut started = started.borrow_mut();
                 // No more than the scan loads (`max_files` bounds memory), once per path, and
@@ -870,11 +875,22 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
                 {
                     return;
                 }
-                let path = path.to_path_buf();
+                let mut b = batch.borrow_mut();
+                b.push(path.to_path_buf());
+                if b.len() < BATCH {
+                    return;
+                }
+                let paths = std::mem::take(&mut *b);
                 s.spawn(move |_| {
-                    let r = parse_one(&path, overlay, limits);
+                    let parsed: Vec<_> = paths
+                        .into_iter()
+                        .map(|path| {
+                            let r = parse_one(&path, overlay, limits);
+                            (path, r)
+                        })
+                        .collect();
                     if let Ok(mut m) = early.lock() {
-                        m.insert(path, r);
+                        m.extend(parsed);
                     }
                 });
             };
