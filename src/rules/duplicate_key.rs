@@ -35,11 +35,23 @@ impl Rule for DuplicateKey {
 }
 
 fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
+    // The loader found the duplicates; the keys are listed (from the file rules' shared list)
+    // only for a file that has one.
+    if !file
+        .doc
+        .issues
+        .iter()
+        .any(|i| matches!(i.kind, LoadIssueKind::DuplicateKey { .. }))
+    {
+        return;
+    }
     let src = &file.source;
     let keys: Vec<tree::ScalarAt<'_>> = match &file.doc.root {
-        Some(root) => tree::scalars(root)
-            .into_iter()
+        Some(root) => sink
+            .scalars(root)
+            .iter()
             .filter(|s| s.is_key)
+            .cloned()
             .collect(),
         None => Vec::new(),
     };

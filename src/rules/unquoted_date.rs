@@ -35,9 +35,18 @@ impl Rule for UnquotedDate {
 }
 
 fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
+    // Only a file where the loader met a date lists its scalars (from the shared list).
+    if !file
+        .doc
+        .issues
+        .iter()
+        .any(|i| i.kind == LoadIssueKind::DateTime)
+    {
+        return;
+    }
     let src = &file.source;
     let scalars = match &file.doc.root {
-        Some(root) => tree::scalars(root),
+        Some(root) => sink.scalars(root).into_owned(),
         None => Vec::new(),
     };
     for issue in &file.doc.issues {
