@@ -296,16 +296,21 @@ fn walk_data(
     files
 }
 
-#[allow(clippy::too_many_arguments)] // the planning context, passed down as the others are
+/// What planning reads besides the paths: unsaved buffers, the limits, and who is told of each
+/// data file the walk finds (the scan parses it at once).
+struct PlanCx<'a> {
+    overlay: &'a BTreeMap<PathBuf, Arc<str>>,
+    limits: &'a Limits,
+    on_file: &'a dyn Fn(&Path),
+}
+
 fn plan_layer(
     root: &Path,
     layer: Layer,
     env_root: &Path,
     plan: &mut Vec<Planned>,
     errors: &mut Vec<ScanError>,
-    overlay: &BTreeMap<PathBuf, Arc<str>>,
-    limits: &Limits,
-    on_file: &dyn Fn(&Path),
+    cx: &PlanCx,
 ) {
     let cfg = root.join("hiera.yaml");
     if cfg.is_file() {
@@ -320,7 +325,7 @@ fn plan_layer(
     // the environment only through a link): a datadir elsewhere — absolute, `..`, `/` — is
     // reported at its declaration and not walked.
     let allowed = canonical_roots(&[root, env_root]);
-    let (config, dirs) = datadir_decls(root, overlay, limits);
+    let (config, dirs) = datadir_decls(root, cx.overlay, cx.limits);
     for DataDir { dir, decl } in dirs {
         if let Some(real) = outside(&dir, &allowed) {
             let mut e = ScanError::new(
@@ -339,7 +344,7 @@ fn plan_layer(
             errors.push(e);
             continue;
         }
-        for path in walk_data(&dir, false, &allowed, errors, on_file) {
+        for path in walk_data(&dir, false, &allowed, errors, cx.on_file) {
             plan.push(Planned {
                 path,
                 role: FileRole::Data,
@@ -350,24 +355,8 @@ fn plan_layer(
     }
 }
 
-fn plan_environment(
-    env: &Path,
-    plan: &mut Vec<Planned>,
-    errors: &mut Vec<ScanError>,
-    overlay: &BTreeMap<PathBuf, Arc<str>>,
-    limits: &Limits,
-    on_file: &dyn Fn(&Path),
-) {
-    plan_layer(
-        env,
-        Layer::Environment,
-        env,
-        plan,
-        errors,
-        overlay,
-        limits,
-        on_file,
-    );
+fn plan_environment(env: &Path, plan: &mut Vec<Planned>, errors: &mut Vec<ScanError>, cx: &PlanCx) {
+    plan_layer(env, Layer::Environment, env, plan, errors, cx);
     for mdir in module_dirs(env) {
         let Ok(rd) = std::fs::read_dir(&mdir) else {
             errors.push(ScanError::new(&mdir, "cannot read module directory"));
@@ -388,32 +377,25 @@ fn plan_environment(
                 ));
                 continue;
             };
-            plan_layer(
-                &m,
-                Layer::Module(name),
-                env,
-                plan,
-                errors,
-                overlay,
-                limits,
-                on_file,
-            );
+            plan_layer(&m, Layer::Module(name), env, plan, errors, cx);
         }
     }
 }
 
 /// Works out what each path is and which files to load.
 fn plan(paths: &[PathBuf], errors: &mut Vec<ScanError>, limits: &Limits) -> Vec<Planned> {
-    plan_with(paths, errors, &BTreeMap::new(), limits, &|_| {})
+    let cx = PlanCx {
+        overlay: &BTreeMap::new(),
+        limits,
+        on_file: &|_| {},
+    };
+    plan_with(paths, errors, &cx)
 }
 
-fn plan_with(
-    paths: &[PathBuf],
-    errors: &mut Vec<ScanError>,
-    overlay: &BTreeMap<PathBuf, Arc<str>>,
-    limits: &Limits,
-    on_file: &dyn Fn(&Path),
-) -> Vec<Planned> {
+fn plan_with(paths: &[PathBuf], errors: &mut Vec<ScanError>, cx: &PlanCx) -> Vec<Planned> {
+    let PlanCx {
+        overlay, limits, ..
+    } = *cx;
     let mut plan = Vec::new();
     for p in paths {
         if p.is_file() || (!overlay.is_empty() && overlay.contains_key(&paths::identity(p))) {
@@ -431,18 +413,9 @@ fn plan_with(
         } else if p.is_dir() {
             if looks_like_module(p) {
                 let name = module_name_of(p);
-                plan_layer(
-                    p,
-                    Layer::Module(name),
-                    p,
-                    &mut plan,
-                    errors,
-                    overlay,
-                    limits,
-                    on_file,
-                );
+                plan_layer(p, Layer::Module(name), p, &mut plan, errors, cx);
             } else if looks_like_environment(p) {
-                plan_environment(p, &mut plan, errors, overlay, limits, on_file);
+                plan_environment(p, &mut plan, errors, cx);
             } else {
                 // an environments directory (r10k), or a directory holding `environments/`
                 let envs_dir = if p.join("environments").is_dir() {
@@ -461,14 +434,14 @@ fn plan_with(
                     for c in children {
                         if looks_like_environment(&c) {
                             found = true;
-                            plan_environment(&c, &mut plan, errors, overlay, limits, on_file);
+                            plan_environment(&c, &mut plan, errors, cx);
                         }
                     }
                 }
                 if !found {
                     // loose data files
                     let allowed = canonical_roots(&[p]);
-                    for path in walk_data(p, true, &allowed, errors, on_file) {
+                    for path in walk_data(p, true, &allowed, errors, cx.on_file) {
                         plan.push(Planned {
                             path,
                             role: FileRole::Loose,
@@ -894,7 +867,12 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
                     }
                 });
             };
-            plan_with(&targets, &mut errors, overlay, limits, &found)
+            let cx = PlanCx {
+                overlay,
+                limits,
+                on_file: &found,
+            };
+            plan_with(&targets, &mut errors, &cx)
         })
     };
     let early = early.into_inner().unwrap_or_default();
