@@ -274,15 +274,14 @@ fn emit(
     }
     // Buffered: a standard stream is line-buffered, so a report of thousands of lines was
     // thousands of `write` calls (5,172 on wikimedia's hieradata with `--format json`).
-    if to_stderr {
-        let mut out = std::io::BufWriter::new(std::io::stderr().lock());
-        render::write_machine(format, &mut out, report)?;
-        out.flush()
+    let stream: Box<dyn Write> = if to_stderr {
+        Box::new(std::io::stderr().lock())
     } else {
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        render::write_machine(format, &mut out, report)?;
-        out.flush()
-    }
+        Box::new(std::io::stdout().lock())
+    };
+    let mut out = std::io::BufWriter::new(stream);
+    render::write_machine(format, &mut out, report)?;
+    out.flush()
 }
 
 fn human_stream(
@@ -292,21 +291,13 @@ fn human_stream(
 ) -> std::io::Result<()> {
     // Buffered for the same reason as the machine formats: a line-buffered stream writes once per
     // diagnostic line.
-    if to_stderr {
-        let mut out = BufferedStandardStream::stderr(color_choice(
-            args.color,
-            std::io::stderr().is_terminal(),
-        ));
-        f(&mut out)?;
-        out.flush()
+    let mut out = if to_stderr {
+        BufferedStandardStream::stderr(color_choice(args.color, std::io::stderr().is_terminal()))
     } else {
-        let mut out = BufferedStandardStream::stdout(color_choice(
-            args.color,
-            std::io::stdout().is_terminal(),
-        ));
-        f(&mut out)?;
-        out.flush()
-    }
+        BufferedStandardStream::stdout(color_choice(args.color, std::io::stdout().is_terminal()))
+    };
+    f(&mut out)?;
+    out.flush()
 }
 
 fn write_file(
