@@ -428,17 +428,35 @@ pub fn tokens(s: &str) -> Vec<Token> {
 /// scalar by several rules and the engine: a `%` search (vectorized) is faster than
 /// `str::contains` on the short strings data holds.
 pub fn has_interpolation(s: &str) -> bool {
-    contains_pair(s.as_bytes(), b'%', b'{')
+    contains_short(s, "%{")
 }
 
-/// Whether `b` holds byte `first` followed by `second`.
-pub fn contains_pair(b: &[u8], first: u8, second: u8) -> bool {
-    memchr::memchr_iter(first, b).any(|i| b.get(i + 1) == Some(&second))
+/// `text.contains(needle)` for a short needle in short, mostly non-matching text (every scalar
+/// of a file): a vectorized search for the needle's first byte, then a comparison there.
+pub fn contains_short(text: &str, needle: &str) -> bool {
+    let (t, n) = (text.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else {
+        return true;
+    };
+    memchr::memchr_iter(first, t).any(|i| t[i..].starts_with(n))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contains_short_is_contains() {
+        for (t, n) in [
+            ("xENC[a]", "ENC["),
+            ("ENC", "ENC["),
+            ("EENC[", "ENC["),
+            ("", "a"),
+            ("a", ""),
+        ] {
+            assert_eq!(contains_short(t, n), t.contains(n), "{t:?} {n:?}");
+        }
+    }
 
     #[test]
     fn has_interpolation_looks_for_percent_brace() {

@@ -641,7 +641,8 @@ impl InterpolationLoop {
                         let holds_tokens = *holds.entry(v.var.as_str()).or_insert_with(|| {
                             matches!(
                                 scope.lookup(&v.var),
-                                VarLookup::Found(crate::value::Value::String(s)) if s.contains("%{")
+                                VarLookup::Found(crate::value::Value::String(s))
+                                    if crate::interp::has_interpolation(&s)
                             )
                         });
                         if !holds_tokens {

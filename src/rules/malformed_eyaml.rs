@@ -76,10 +76,8 @@ enum Problem {
 
 /// The first problem of the `ENC[` tokens in a value, if any.
 fn problem(text: &str) -> Option<Problem> {
-    // Asked of every scalar: a vectorized search for `E` first (most hold none).
-    if !memchr::memchr_iter(b'E', text.as_bytes())
-        .any(|i| text.as_bytes()[i..].starts_with(b"ENC["))
-    {
+    // Asked of every scalar (most hold none).
+    if !crate::interp::contains_short(text, "ENC[") {
         return None;
     }
     // `encrypted?`: some line has `ENC[` and, later on that line, `]`.
