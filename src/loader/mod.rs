@@ -126,6 +126,12 @@ impl Document {
         }
     }
 
+    /// Whether the loader met an issue of a kind (rules that report one kind of the loader's
+    /// findings skip the other files before any walk of the tree).
+    pub fn has_issue(&self, kind: impl Fn(&LoadIssueKind) -> bool) -> bool {
+        self.issues.iter().any(|i| kind(&i.kind))
+    }
+
     /// The first issue that makes Puppet reject the whole file, if any.
     pub fn fatal_issue(&self) -> Option<&LoadIssue> {
         self.issues.iter().find(|i| {

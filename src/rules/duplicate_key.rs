@@ -39,9 +39,7 @@ fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
     // only for a file that has one.
     if !file
         .doc
-        .issues
-        .iter()
-        .any(|i| matches!(i.kind, LoadIssueKind::DuplicateKey { .. }))
+        .has_issue(|k| matches!(k, LoadIssueKind::DuplicateKey { .. }))
     {
         return;
     }

@@ -21,12 +21,7 @@ impl Rule for ForbiddenYamlTag {
     }
 
     fn check_data_file<'a>(&self, project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
-        if !file
-            .doc
-            .issues
-            .iter()
-            .any(|i| i.kind == LoadIssueKind::ForbiddenTag)
-        {
+        if !has_forbidden_tag(file) {
             return;
         }
         // Only Puppet's YAML readers (yaml_data, eyaml_lookup_key: Psych's safe_load) refuse the
@@ -34,29 +29,22 @@ impl Rule for ForbiddenYamlTag {
         // `hieradata/` read by a global hiera.yaml, as wikimedia/operations-puppet's
         // `regex.yaml` is read by `wmflib::regex_data`, which permits Regexp), the claim is
         // conditional: a warning that says so.
-        if !has_forbidden_tag(file) {
-            return;
-        }
         let certain = !matches!(*sink.reach(project, file), Reach::OtherReader);
         check(file, certain, sink);
     }
 
     fn check_hiera_config(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
-        check(file, true, sink);
+        if has_forbidden_tag(file) {
+            check(file, true, sink);
+        }
     }
 }
 
 fn has_forbidden_tag(file: &LoadedFile) -> bool {
-    file.doc
-        .issues
-        .iter()
-        .any(|i| i.kind == LoadIssueKind::ForbiddenTag)
+    file.doc.has_issue(|k| *k == LoadIssueKind::ForbiddenTag)
 }
 
 fn check(file: &LoadedFile, certain: bool, sink: &mut Sink) {
-    if !has_forbidden_tag(file) {
-        return;
-    }
     let src = &file.source;
     let scalars = match &file.doc.root {
         Some(root) => tree::scalars(root),

@@ -36,12 +36,7 @@ impl Rule for UnquotedDate {
 
 fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
     // Only a file where the loader met a date lists its scalars (from the shared list).
-    if !file
-        .doc
-        .issues
-        .iter()
-        .any(|i| i.kind == LoadIssueKind::DateTime)
-    {
+    if !file.doc.has_issue(|k| *k == LoadIssueKind::DateTime) {
         return;
     }
     let src = &file.source;
