@@ -180,7 +180,8 @@ impl<'a> Sink<'a> {
         }
     }
 
-    /// [`reach::reach`] of `file` (three file rules ask): from the memo when it is the checked
+    /// [`reach::reach`] of `file` (asked by unreachable-data-file, key-outside-module-namespace
+    /// and forbidden-yaml-tag): from the memo when it is the checked
     /// file.
     pub fn reach(&self, project: &Project, file: &'a LoadedFile) -> Cow<'a, reach::Reach> {
         match self.memo {

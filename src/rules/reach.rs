@@ -483,7 +483,8 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
 }
 
 /// What [`reach`] knows of a layer whatever the file: built once per layer and kept in the
-/// project ([`ReachCache`]). Three file rules ask `reach` of every data file, and building this
+/// project ([`ReachCache`]). unreachable-data-file asks `reach` of every data file (and
+/// key-outside-module-namespace of every module data file), and building this
 /// each time (finding the layer's hiera.yaml among the project's files, reading
 /// environment.conf or metadata.json, expanding every level's patterns) was a tenth of a
 /// 1.5k-file check without facts.
@@ -533,20 +534,34 @@ pub(crate) struct ReachCache {
 }
 
 fn layer_plan(project: &Project, root: &Path, layer: &Layer) -> Arc<LayerPlan> {
-    let key = (root.to_path_buf(), layer.clone());
-    if let Some(p) = project
+    cached(
+        project,
+        |c| &mut c.plans,
+        (root.to_path_buf(), layer.clone()),
+        || build_plan(project, root, layer),
+    )
+}
+
+/// `map(cache)[key]`, made by `make` (outside the lock) the first time.
+fn cached<K: std::hash::Hash + Eq, V>(
+    project: &Project,
+    map: impl Fn(&mut ReachCache) -> &mut std::collections::HashMap<K, Arc<V>>,
+    key: K,
+    make: impl FnOnce() -> V,
+) -> Arc<V> {
+    if let Some(v) = project
         .reach_cache()
         .lock()
         .ok()
-        .and_then(|c| c.plans.get(&key).cloned())
+        .and_then(|mut c| map(&mut c).get(&key).cloned())
     {
-        return p;
+        return v;
     }
-    let plan = Arc::new(build_plan(project, root, layer));
+    let v = Arc::new(make());
     if let Ok(mut c) = project.reach_cache().lock() {
-        c.plans.insert(key, plan.clone());
+        map(&mut c).insert(key, v.clone());
     }
-    plan
+    v
 }
 
 fn build_plan(project: &Project, root: &Path, layer: &Layer) -> LayerPlan {
@@ -635,21 +650,12 @@ fn cached_layer_root(project: &Project, file: &LoadedFile) -> Option<PathBuf> {
     if !matches!(file.layer, Layer::Module(_)) {
         return Some(env_root.to_path_buf());
     }
-    let cached = project
-        .reach_cache()
-        .lock()
-        .ok()
-        .and_then(|c| c.module_dirs.get(env_root).cloned());
-    let dirs = match cached {
-        Some(d) => d,
-        None => {
-            let d = Arc::new(crate::scan::module_dirs(env_root));
-            if let Ok(mut c) = project.reach_cache().lock() {
-                c.module_dirs.insert(env_root.to_path_buf(), d.clone());
-            }
-            d
-        }
-    };
+    let dirs = cached(
+        project,
+        |c| &mut c.module_dirs,
+        env_root.to_path_buf(),
+        || crate::scan::module_dirs(env_root),
+    );
     module_root(file, env_root, &dirs)
 }
 
