@@ -1,30 +1,21 @@
 //! Phase timestamps for performance work: with `HIERALINT_TIMINGS=1` in the environment, `check`
 //! prints how long each phase of the run took (walk and plan, load, file rules, analysis,
-//! project rules, output) to standard error. Off, a mark costs one relaxed atomic load.
+//! project rules, output) to standard error. Off, a mark costs one atomic load.
 
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-static STATE: AtomicU8 = AtomicU8::new(0); // 0 unknown, 1 off, 2 on
+static ON: OnceLock<bool> = OnceLock::new();
 static MARKS: Mutex<Vec<(&'static str, Instant)>> = Mutex::new(Vec::new());
 static START: OnceLock<Instant> = OnceLock::new();
+
+fn on() -> bool {
+    *ON.get_or_init(|| std::env::var_os("HIERALINT_TIMINGS").is_some_and(|v| v != "0"))
+}
 
 /// Notes when the run started (the first thing `main` does).
 pub fn start() {
     START.get_or_init(Instant::now);
-}
-
-fn on() -> bool {
-    match STATE.load(Ordering::Relaxed) {
-        1 => false,
-        2 => true,
-        _ => {
-            let on = std::env::var_os("HIERALINT_TIMINGS").is_some_and(|v| v != "0");
-            STATE.store(if on { 2 } else { 1 }, Ordering::Relaxed);
-            on
-        }
-    }
 }
 
 /// Records that the phase named `what` ends now.

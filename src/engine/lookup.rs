@@ -2844,8 +2844,6 @@ impl ResolvedLevel {
         })
     }
 
-    /// The identity of the text of each existing file location, read once per level (a level
-    /// is shared by every session that resolves it alike).
     /// The text id of the hiera.yaml this level comes from ([`super::vfs::text_id`]).
     pub(crate) fn config_id(&self, eng: &Engine) -> Option<usize> {
         *self.config_id.get_or_init(|| {
@@ -2855,6 +2853,8 @@ impl ResolvedLevel {
         })
     }
 
+    /// The identity of the text of each existing file location, read once per level (a level
+    /// is shared by every session that resolves it alike).
     pub(crate) fn source_ids(&self, eng: &Engine) -> &[usize] {
         self.source_ids.get_or_init(|| {
             self.locations
