@@ -2,7 +2,6 @@
 //! every lookup, and `yaml_data`, `json_data`, `hocon_data` and the file half of
 //! `eyaml_lookup_key`.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -21,10 +20,10 @@ pub struct DataFile {
     pub loaded: Result<Value, ParseFailure>,
     /// Key and value spans of the root mapping's entries, by key (the last duplicate wins, as
     /// in Psych).
-    pub entries: HashMap<Value, (Span, Span)>,
+    pub entries: super::vfs::FastMap<Value, (Span, Span)>,
     /// Root keys whose values need neither validation errors nor interpolation (`RichData`
     /// without `%{`): a lookup can return them as they are.
-    pub plain_keys: std::collections::HashSet<Value>,
+    pub plain_keys: std::collections::HashSet<Value, foldhash::fast::FixedState>,
 }
 
 /// A file the reader rejects.
@@ -104,8 +103,11 @@ impl DataFile {
                 }),
             },
         };
-        let mut entries = HashMap::new();
+        // Fixed-seed hashing, sized up front: SipHash and rehashing while these grew were a
+        // third of converting a file (every data file the hierarchies reach is converted).
+        let mut entries = super::vfs::FastMap::default();
         if let Some(m) = doc.root.as_ref().and_then(|r| r.as_map()) {
+            entries.reserve(m.entries.len());
             for e in &m.entries {
                 let k = match e.key.to_value() {
                     Value::Symbol(s) => Value::String(s),
@@ -114,8 +116,9 @@ impl DataFile {
                 entries.insert(k, (e.key.span, e.value.span));
             }
         }
-        let mut plain_keys = std::collections::HashSet::new();
+        let mut plain_keys = std::collections::HashSet::default();
         if let Ok(Value::Hash(h)) = &loaded {
+            plain_keys.reserve(h.len());
             for (k, v) in h.iter() {
                 if super::types::is_rich_data_value(v) && !has_interpolation(v) {
                     plain_keys.insert(k.clone());

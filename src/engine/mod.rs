@@ -42,7 +42,7 @@ pub mod scope;
 pub mod types;
 pub mod vfs;
 
-use std::collections::HashMap;
+use crate::engine::vfs::FastMap as HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -248,9 +248,9 @@ impl Engine {
             opts,
             vfs,
             files: FileCache::default(),
-            configs: Mutex::new(HashMap::new()),
-            modules: Mutex::new(HashMap::new()),
-            functions: Mutex::new(HashMap::new()),
+            configs: Mutex::new(HashMap::default()),
+            modules: Mutex::new(HashMap::default()),
+            functions: Mutex::new(HashMap::default()),
             limits: Limits::default(),
             results: std::sync::RwLock::new(Default::default()),
             levels: levels::LevelCache::default(),
@@ -632,9 +632,7 @@ impl ResolvedHierarchy {
         // A fixed-seed hasher: fingerprints only group and key in-process caches.
         let mut h = foldhash::fast::FixedState::default().build_hasher();
         for l in &self.levels {
-            l.layer.hash(&mut h);
-            l.name.hash(&mut h);
-            l.locations.hash(&mut h);
+            h.write_u64(l.content_hash());
         }
         for (p, e) in &self.errors {
             p.hash(&mut h);
@@ -692,8 +690,7 @@ impl Session<'_> {
         // A set beside the list: a module layer's levels all name its hiera.yaml, and a
         // modulepath can hold hundreds of modules. By text id, kept in each (shared) level:
         // comparing and hashing the paths was 14% of a 15k-file run without facts.
-        let mut seen: std::collections::HashSet<usize, foldhash::fast::FixedState> =
-            Default::default();
+        let mut seen: crate::engine::vfs::FastSet<usize> = Default::default();
         let mut last = None;
         for l in &levels {
             if let Some(c) = l.config_id(self.engine) {

@@ -6,8 +6,8 @@
 //! reference §4.5), knockout prefixes and lookup_options patterns are Ruby regexes (§3.3), and
 //! `Array#delete` compares with `==` (where `1 == 1.0`).
 
+use crate::engine::vfs::FastMap as HashMap;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use onig::{Regex, RegexOptions, Syntax};
@@ -225,7 +225,7 @@ pub(crate) fn ruby_options() -> RegexOptions {
 
 type RegexCache = Mutex<HashMap<String, Result<Arc<Regex>, String>>>;
 
-static REGEXES: LazyLock<RegexCache> = LazyLock::new(|| Mutex::new(HashMap::new()));
+static REGEXES: LazyLock<RegexCache> = LazyLock::new(|| Mutex::new(HashMap::default()));
 
 /// Compiles `source` as Ruby's `Regexp.compile(source)` would, once per distinct source.
 /// The error is Ruby's `RegexpError` message: `<reason>: /<source>/`.

@@ -11,6 +11,10 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
+/// A scope's top-scope variables, in the order set. Fixed-seed hashing: every interpolation
+/// reads one, and SipHash was most of the read.
+pub type Vars = IndexMap<Arc<str>, Value, foldhash::fast::FixedState>;
+
 use crate::value::{Hash, Value};
 
 /// Trusted information about a node (`Puppet::Context::TrustedInformation`).
@@ -140,7 +144,7 @@ pub fn sanitize_fact(v: &Value) -> Value {
 pub struct Scope {
     /// Top-scope variables, by name (without `::`). A variable present with value `Undef` is
     /// defined (no undefined-variable warning).
-    vars: IndexMap<Arc<str>, Value>,
+    vars: Vars,
     /// A fingerprint of the variables, computed on first use.
     fingerprint: std::sync::OnceLock<u64>,
 }
@@ -159,7 +163,7 @@ pub enum VarLookup {
 
 impl Scope {
     /// A scope with exactly these top-scope variables.
-    pub fn new(vars: IndexMap<Arc<str>, Value>) -> Scope {
+    pub fn new(vars: Vars) -> Scope {
         Scope {
             vars,
             fingerprint: std::sync::OnceLock::new(),
@@ -179,7 +183,7 @@ impl Scope {
             .iter()
             .map(|(k, v)| (k.clone(), sanitize_fact(v)))
             .collect();
-        let mut vars: IndexMap<Arc<str>, Value> = IndexMap::new();
+        let mut vars = Vars::default();
         for (k, v) in &facts {
             let name: Arc<str> = match k {
                 Value::String(s) => s.clone(),
@@ -211,7 +215,7 @@ impl Scope {
         Scope::new(vars)
     }
 
-    pub fn vars(&self) -> &IndexMap<Arc<str>, Value> {
+    pub fn vars(&self) -> &Vars {
         &self.vars
     }
 

@@ -85,10 +85,13 @@ impl std::hash::Hasher for Fnv {
 /// and data; Fnv's byte-at-a-time loop and SipHash were both measurable on long paths).
 pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
+/// A set hashed as [`FastMap`].
+pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
+
 /// The real file system, with reads cached and an overlay of in-memory buffers.
 #[derive(Default)]
 pub struct FsVfs {
-    overlay: RwLock<HashMap<PathBuf, Arc<SourceFile>>>,
+    overlay: RwLock<FastMap<PathBuf, Arc<SourceFile>>>,
     cache: RwLock<FastMap<PathBuf, Option<Arc<SourceFile>>>>,
     dirs: RwLock<FastMap<PathBuf, Option<Arc<DirEntries>>>>,
     /// `stat` results: (exists, is a directory).

@@ -1,7 +1,8 @@
 //! H204 `interpolated-key-not-found`: `%{lookup('k')}`, `hiera` or `alias` of a key that has no
 //! value, which Puppet silently turns into an empty string.
 
-use std::collections::{BTreeMap, HashMap};
+use crate::engine::vfs::FastMap as HashMap;
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
@@ -79,7 +80,7 @@ struct Suggestions<'a> {
 
 impl<'a> Suggestions<'a> {
     fn new(keys: impl Iterator<Item = &'a String>) -> Suggestions<'a> {
-        let mut buckets: HashMap<(&str, usize), Vec<&str>> = HashMap::new();
+        let mut buckets: HashMap<(&str, usize), Vec<&str>> = HashMap::default();
         for k in keys {
             buckets
                 .entry((namespace(k), k.chars().count()))

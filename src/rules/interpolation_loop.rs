@@ -6,7 +6,8 @@
 //! lookup of a key of the cycle fails with a recursion through exactly the cycle's keys): a
 //! cycle whose halves no node reads together, or that a higher level overrides, is not reported.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use crate::engine::vfs::FastMap as HashMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use rayon::prelude::*;
 
@@ -171,7 +172,7 @@ fn sccs(n: usize, adj: &[Vec<usize>]) -> Vec<Vec<usize>> {
 /// The shortest cycle through `start` inside `comp` (breadth-first), as node indices starting
 /// with `start`.
 fn shortest_cycle(start: usize, adj: &[Vec<usize>], comp: &BTreeSet<usize>) -> Option<Vec<usize>> {
-    let mut prev: HashMap<usize, usize> = HashMap::new();
+    let mut prev: HashMap<usize, usize> = HashMap::default();
     let mut queue = VecDeque::from([start]);
     while let Some(v) = queue.pop_front() {
         for &w in &adj[v] {
@@ -367,8 +368,8 @@ impl<'k> Recursions<'k> {
             }
         }
         let mut out = Recursions {
-            shared: HashMap::new(),
-            own: HashMap::new(),
+            shared: HashMap::default(),
+            own: HashMap::default(),
         };
         if key_groups.is_empty() {
             return out;
@@ -602,7 +603,7 @@ impl InterpolationLoop {
         let mut found: BTreeMap<usize, (Vec<usize>, String)> = BTreeMap::new();
         // By the read index's file ids: hashing a path per group and file read was 2% of a
         // 15k-file run.
-        let mut vars_by_file: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut vars_by_file: HashMap<u32, Vec<usize>> = HashMap::default();
         for (i, v) in vars.iter().enumerate() {
             if let Some(id) = index.id(&v.file.source.path) {
                 vars_by_file.entry(id).or_default().push(i);
@@ -635,7 +636,7 @@ impl InterpolationLoop {
                     let scope = &env.nodes[n].scope;
                     let mut session = None;
                     // Whether a variable's value holds tokens, per variable name for this node.
-                    let mut holds: HashMap<&str, bool> = HashMap::new();
+                    let mut holds: HashMap<&str, bool> = HashMap::default();
                     for &i in &mine {
                         let v = &vars[i];
                         let holds_tokens = *holds.entry(v.var.as_str()).or_insert_with(|| {

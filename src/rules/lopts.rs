@@ -1,7 +1,7 @@
 //! Helpers the lookup_options rules share: a data file's `lookup_options` hash as Puppet reads
 //! it (the last of duplicate keys, entries written in the file), and what its entries say.
 
-use std::collections::HashSet;
+use crate::engine::vfs::FastSet as HashSet;
 
 use crate::project::{FileRole, LoadedFile};
 use crate::value::{Entry, Mapping, Node, Value};
@@ -30,7 +30,7 @@ pub fn top_entry(file: &LoadedFile) -> Option<&Entry> {
 /// (Psych keeps the last value; the duplicate itself is H002's), and only entries written in
 /// the mapping (a `<<` merge key's entries are reported where the anchor writes them).
 pub fn effective_entries(map: &Mapping) -> Vec<&Entry> {
-    let mut seen: HashSet<Value> = HashSet::new();
+    let mut seen: HashSet<Value> = HashSet::default();
     let mut out: Vec<&Entry> = map
         .entries
         .iter()

@@ -98,7 +98,7 @@ fn sets_merge(f: &crate::project::LoadedFile) -> bool {
 /// effective merge is not first-found (which entry wins is the engine's business), so no
 /// failing key is missed and most keys are never looked up here.
 struct Candidates {
-    literal: std::collections::HashSet<String>,
+    literal: crate::engine::vfs::FastSet<String>,
     patterns: Vec<Prefiltered>,
 }
 
@@ -221,7 +221,7 @@ fn arrays_of_strings(v: &Value) -> bool {
 /// from every entry (YAML merge keys and duplicates included: which entry wins is the engine's
 /// business, so all of them count).
 struct Strategies {
-    literal: std::collections::HashMap<String, Need>,
+    literal: crate::engine::vfs::FastMap<String, Need>,
     patterns: Vec<(Prefiltered, Need)>,
     /// False when some lookup_options key is interpolated (keys are interpolated like values,
     /// reference §3.1): which key such an entry names is known only at lookup time, so no value
@@ -506,8 +506,8 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     // Per data file of the environment: its candidate root keys (in file order, duplicates
     // kept) and whether the value could take part in a failing merge. Computed once per file,
     // not once per group that reads it (a common file is read by every group).
-    let mut is_candidate: std::collections::HashMap<String, Option<Need>> = Default::default();
-    let mut infos: std::collections::HashMap<&Path, Vec<(String, bool)>> = Default::default();
+    let mut is_candidate: crate::engine::vfs::FastMap<String, Option<Need>> = Default::default();
+    let mut infos: crate::engine::vfs::FastMap<&Path, Vec<(String, bool)>> = Default::default();
     for f in project
         .files
         .iter()
@@ -646,9 +646,9 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     // parallel), when a merge can fail in their own data: two locations give the key a value,
     // one of them not safe (or a location the project did not load).
     let failing = env.in_own_sessions(Some(&reference), own, |g, session, keys| {
-        let mut per_key: std::collections::HashMap<&str, (u32, bool)> = Default::default();
+        let mut per_key: crate::engine::vfs::FastMap<&str, (u32, bool)> = Default::default();
         if !unknown[g] {
-            let wanted: std::collections::HashSet<&str> = keys.iter().copied().collect();
+            let wanted: crate::engine::vfs::FastSet<&str> = keys.iter().copied().collect();
             for level in &env.groups[g].hierarchy.levels {
                 for loc in level.locations.iter().flatten() {
                     if !loc.exists || loc.is_uri {

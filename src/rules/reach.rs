@@ -211,7 +211,7 @@ fn matches(segs: &[Seg], path: &[&str]) -> bool {
     // Iterative over the pattern; `**` backtracks over how many components it takes. The
     // number of states is bounded by segments × components.
     let mut stack = vec![(0usize, 0usize)];
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::engine::vfs::FastSet::default();
     while let Some((si, pi)) = stack.pop() {
         if !seen.insert((si, pi)) {
             continue;
@@ -529,8 +529,8 @@ enum Step {
 /// ([`Project::invalidate_analysis`]).
 #[derive(Debug, Default)]
 pub(crate) struct ReachCache {
-    plans: std::collections::HashMap<(PathBuf, Layer), Arc<LayerPlan>>,
-    module_dirs: std::collections::HashMap<PathBuf, Arc<Vec<PathBuf>>>,
+    plans: crate::engine::vfs::FastMap<(PathBuf, Layer), Arc<LayerPlan>>,
+    module_dirs: crate::engine::vfs::FastMap<PathBuf, Arc<Vec<PathBuf>>>,
 }
 
 fn layer_plan(project: &Project, root: &Path, layer: &Layer) -> Arc<LayerPlan> {
@@ -545,7 +545,7 @@ fn layer_plan(project: &Project, root: &Path, layer: &Layer) -> Arc<LayerPlan> {
 /// `map(cache)[key]`, made by `make` (outside the lock) the first time.
 fn cached<K: std::hash::Hash + Eq, V>(
     project: &Project,
-    map: impl Fn(&mut ReachCache) -> &mut std::collections::HashMap<K, Arc<V>>,
+    map: impl Fn(&mut ReachCache) -> &mut crate::engine::vfs::FastMap<K, Arc<V>>,
     key: K,
     make: impl FnOnce() -> V,
 ) -> Arc<V> {
