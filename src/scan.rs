@@ -975,7 +975,12 @@ mod tests {
         let allowed = canonical_roots(&[root.as_path()]);
         let mut errors = Vec::new();
         let files = walk_data(&root, true, &allowed, &mut errors, &|_| {});
-        let rel = |p: &Path| p.strip_prefix(&root).unwrap().display().to_string();
+        let rel = |p: &Path| {
+            p.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        };
         assert_eq!(
             files.iter().map(|f| rel(f)).collect::<Vec<_>>(),
             vec![

@@ -345,7 +345,7 @@ fn read_facts(path: &Path) -> Result<(Hash, Option<Value>, Option<Hash>), Usage>
     let bytes = std::fs::read(path)
         .map_err(|e| Usage(format!("Could not read {}: {e}", path.display())))?;
     let text = String::from_utf8_lossy(&bytes);
-    let p = path.display().to_string();
+    let p = path.to_string_lossy().into_owned();
     let as_json = || -> Option<Value> {
         serde_json::from_str::<serde_json::Value>(&text)
             .ok()

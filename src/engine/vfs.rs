@@ -801,7 +801,7 @@ mod tests {
         ruby_glob(m, p, &Limits::default())
             .expect("within limits")
             .into_iter()
-            .map(|p| p.display().to_string())
+            .map(|p| p.to_string_lossy().into_owned())
             .collect()
     }
 
