@@ -84,7 +84,7 @@ pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Ve
         .par_iter()
         .map(|rule| {
             let mut sink = Sink::default();
-            rule.check_project(project, &mut sink);
+            crate::timing::rule(rule.meta().name, || rule.check_project(project, &mut sink));
             crate::progress::inc();
             sink.diagnostics
         })

@@ -8,6 +8,8 @@ use std::time::Instant;
 static ON: OnceLock<bool> = OnceLock::new();
 static MARKS: Mutex<Vec<(&'static str, Instant)>> = Mutex::new(Vec::new());
 static START: OnceLock<Instant> = OnceLock::new();
+/// How long each project rule ran (they run in parallel: the times overlap).
+static RULES: Mutex<Vec<(&'static str, f64)>> = Mutex::new(Vec::new());
 
 fn on() -> bool {
     *ON.get_or_init(|| std::env::var_os("HIERALINT_TIMINGS").is_some_and(|v| v != "0"))
@@ -27,7 +29,22 @@ pub fn mark(what: &'static str) {
     }
 }
 
-/// Writes the phases recorded since [`start`] to standard error, one line each.
+/// Runs `f`, recording its time under the project rule `name` when timings are on.
+pub fn rule<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
+    if !on() {
+        return f();
+    }
+    let t = Instant::now();
+    let out = f();
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    if let Ok(mut r) = RULES.lock() {
+        r.push((name, ms));
+    }
+    out
+}
+
+/// Writes the phases recorded since [`start`] to standard error, one line each, then each
+/// project rule's own time, longest first.
 pub fn report() {
     if !on() {
         return;
@@ -42,5 +59,12 @@ pub fn report() {
             t.duration_since(start).as_secs_f64() * 1e3
         );
         prev = *t;
+    }
+    if let Ok(mut r) = RULES.lock() {
+        r.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        // Rules without a project phase return at once: not listed.
+        for (name, ms) in r.iter().filter(|(_, ms)| *ms >= 0.01) {
+            eprintln!("hieralint timing:   rule {name:<28} {ms:>8.2} ms");
+        }
     }
 }

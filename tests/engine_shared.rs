@@ -638,3 +638,38 @@ fn own_sessions_answer_as_each_group_alone() {
     }
     assert!(adopted_somewhere);
 }
+
+/// A group that differs from the reference at a level where the reference's file defines the
+/// key, and then at a later level where its own file always counts (it does not parse), never
+/// shares. Listing the first slot under the key before finding that (620de57 did) left a slot
+/// with no groups, and the next shared lookup of the key panicked (`by_slot[s]`).
+#[test]
+fn a_group_that_never_shares_leaves_no_slot_behind() {
+    let dir = tempdir_named("never_shares");
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\ndefaults:\n  datadir: data\n  data_hash: yaml_data\nhierarchy:\n  - name: role\n    path: \"roles/%{facts.role}.yaml\"\n  - name: node\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: common\n    path: common.yaml\n",
+    );
+    write(&dir, "data/roles/web.yaml", "---\nprofile::a: web\n");
+    write(&dir, "data/common.yaml", "---\nprofile::a: common\n");
+    write(&dir, "data/nodes/b.yaml", "---\nkey: [unclosed\n");
+    // b is the only group to differ at the role level.
+    let sets = fact_sets(&dir, &[("a", "web"), ("b", "db")]);
+    let (project, errors) = hieralint::scan::load_project(std::slice::from_ref(&dir));
+    assert!(errors.is_empty(), "{errors:?}");
+    let analysis = hieralint::analysis::analyze(&project, &sets, PuppetVersion::V7);
+    let env = &analysis.envs[0];
+    assert_eq!(env.groups.len(), 2);
+    let all: Vec<usize> = (0..env.groups.len()).collect();
+    let reference = env.reference_session();
+    let s = env.lookup_shared(&reference, &all, &LookupRequest::new("profile::a"));
+    // a answers `web`; b fails (its node file does not parse): it evaluates on its own.
+    assert_eq!(s.sharing, vec![0]);
+    assert_eq!(s.others, vec![1]);
+    let got = describe(&s.outcome);
+    assert!(
+        got.contains("\"web\"") && got.contains("roles/web.yaml"),
+        "{got}"
+    );
+}
