@@ -658,6 +658,10 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
     Analysis { envs }
 }
 
+/// A group's differing slots (level position, location index) and the root keys its locations
+/// there define.
+type GroupDelta = (Vec<(u32, u32)>, Vec<Value>);
+
 /// The group whose session evaluates shared lookups: the first (the node that binds nothing
 /// when the nodes are implied by the data; the first fact set otherwise).
 const REFERENCE: usize = 0;
@@ -729,7 +733,7 @@ impl Deltas {
         // Each group's differing slots and the keys its locations there define, or `None`
         // when it never shares: in parallel (serial, this was 6% of a 1.5k-file run without
         // facts), then merged in group order.
-        let per_group: Vec<Option<(Vec<(u32, u32)>, Vec<Value>)>> = groups
+        let per_group: Vec<Option<GroupDelta>> = groups
             .par_iter()
             .enumerate()
             .map(|(g, group)| {

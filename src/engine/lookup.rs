@@ -1419,11 +1419,10 @@ impl<'a> Cx<'a> {
             ));
         };
         let joined = pathname_join(&cfg.root, &e.datadir);
-        let datadir =
-            match self.interpolate_config_str(&joined.to_string_lossy().into_owned(), false)? {
-                Value::String(s) => PathBuf::from(&*s),
-                other => PathBuf::from(other.to_ruby_s()),
-            };
+        let datadir = match self.interpolate_config_str(&joined.to_string_lossy(), false)? {
+            Value::String(s) => PathBuf::from(&*s),
+            other => PathBuf::from(other.to_ruby_s()),
+        };
         let locations = match &e.locations {
             LocSpec::None => None,
             LocSpec::Paths(ps) => {
