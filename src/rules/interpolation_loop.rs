@@ -265,7 +265,8 @@ struct Found {
 }
 
 /// The cycles of one group's graph (not yet confirmed by the engine). `reads`: the ids
-/// ([`ReadIndex`]) of the files the group reads, in order; `edges_by_file`: by file id, the
+/// ([`ReadIndex`]) of the files the group reads, in order (or only those with edges: the
+/// order among them is all that counts); `edges_by_file`: by file id, the
 /// edges that can be on a cycle ([`looping_edges`]: a cycle of a group's graph is a cycle of
 /// the whole graph, so the other edges cannot be on it, and leaving them out changes neither
 /// the cycles found nor the first edge of each hop).
@@ -357,7 +358,7 @@ struct Recursions<'k> {
 type Recursion = Option<(Vec<String>, String)>;
 
 impl<'k> Recursions<'k> {
-    fn new(env: &EnvAnalysis, cycles: &'k [Vec<Cycle>]) -> Recursions<'k> {
+    fn new(env: &EnvAnalysis, cycles: &[&'k [Cycle]]) -> Recursions<'k> {
         let mut key_groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (g, cs) in cycles.iter().enumerate() {
             for k in cs.iter().flat_map(|c| &c.keys) {
@@ -553,14 +554,45 @@ impl Rule for InterpolationLoop {
                 }
                 edges_by_file[id].push(i);
             }
-            let cycles: Vec<Vec<Cycle>> = (0..env.groups.len())
+            // A group's graph is made of the looping edges of the files it reads, in the order
+            // it reads them: groups reading the same such files in the same order (every
+            // group, for a loop in common data) have the same cycles, found once.
+            let lists: Vec<Option<Vec<u32>>> = (0..env.groups.len())
                 .into_par_iter()
                 .map(|g| {
-                    if !candidate[g] {
-                        return Vec::new();
-                    }
-                    group_cycles(index.file_ids(g), &edges, &edges_by_file)
+                    candidate[g].then(|| {
+                        index
+                            .file_ids(g)
+                            .iter()
+                            .copied()
+                            .filter(|&id| {
+                                edges_by_file
+                                    .get(id as usize)
+                                    .is_some_and(|v| !v.is_empty())
+                            })
+                            .collect()
+                    })
                 })
+                .collect();
+            let mut distinct: HashMap<&[u32], usize> = HashMap::default();
+            let mut unique: Vec<&[u32]> = Vec::new();
+            let which: Vec<Option<usize>> = lists
+                .iter()
+                .map(|l| {
+                    let l = l.as_deref()?;
+                    Some(*distinct.entry(l).or_insert_with(|| {
+                        unique.push(l);
+                        unique.len() - 1
+                    }))
+                })
+                .collect();
+            let found: Vec<Vec<Cycle>> = unique
+                .par_iter()
+                .map(|ids| group_cycles(ids, &edges, &edges_by_file))
+                .collect();
+            let cycles: Vec<&[Cycle]> = which
+                .iter()
+                .map(|w| w.map_or(&[][..], |i| found[i].as_slice()))
                 .collect();
             let recursions = Recursions::new(env, &cycles);
             // In parallel: a loop in data every node reads (common.yaml) is a cycle of every
