@@ -241,6 +241,19 @@ pub(crate) struct CachedLayer {
 #[derive(Default)]
 pub(crate) struct LayerCache {
     map: RwLock<FastMap<String, LayerVariants>>,
+    /// Every module layer at once, for a scope whose reads find each of them cached: one
+    /// probe of the variables they read instead of a lookup per module (a modulepath holds
+    /// hundreds of modules, and a 15k-file repository has ten thousand data-implied nodes).
+    blocks: RwLock<(ByReads<Arc<ModuleBlock>>, usize)>,
+}
+
+/// The module layers of a hierarchy, in module order, as found in the cache for a scope, and
+/// the reads (each expression once) that found them: a scope answering those reads alike
+/// finds each of these layers (each layer's reads are among them), so it takes them as they
+/// are.
+pub(crate) struct ModuleBlock {
+    pub reads: Vec<(Arc<str>, Probe)>,
+    pub layers: Vec<Arc<CachedLayer>>,
 }
 
 /// A module's cached resolutions, and how many.
@@ -275,6 +288,38 @@ impl LayerCache {
         })
     }
 
+    /// The module layers cached together for a scope that reads like `scope`.
+    pub fn block(&self, scope: &Scope) -> Option<Arc<ModuleBlock>> {
+        let blocks = self.blocks.read().ok()?;
+        blocks.0.find(scope, |b| &b.reads, |_| true).cloned()
+    }
+
+    /// Keeps `layers` (every module's, in module order, each found in this cache for one
+    /// scope) as a block found by the union of their reads.
+    pub fn insert_block(&self, layers: Vec<Arc<CachedLayer>>) {
+        let mut reads: Vec<(Arc<str>, Probe)> = Vec::new();
+        for l in &layers {
+            for (e, p) in &l.reads {
+                // One scope answered them all: an expression read by two layers gave both
+                // the same answer.
+                if !reads.iter().any(|(x, _)| x == e) {
+                    reads.push((e.clone(), p.clone()));
+                }
+            }
+        }
+        let Ok(mut blocks) = self.blocks.write() else {
+            return;
+        };
+        let (variants, count) = &mut *blocks;
+        insert_variant(
+            variants,
+            count,
+            &reads.clone(),
+            ModuleBlock { reads, layers },
+            |b| &b.reads,
+        );
+    }
+
     pub fn insert(&self, module: &str, layer: CachedLayer) {
         let Ok(mut map) = self.map.write() else {
             return;
@@ -287,6 +332,9 @@ impl LayerCache {
     pub fn clear(&self) {
         if let Ok(mut m) = self.map.write() {
             m.clear();
+        }
+        if let Ok(mut b) = self.blocks.write() {
+            *b = Default::default();
         }
     }
 }

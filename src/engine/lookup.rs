@@ -2974,22 +2974,43 @@ impl Cx<'_> {
             self.env_provider(),
             Vec::new(),
         ));
-        self.eng.layers.with(self.scope, |cached| {
-            for (name, _) in modules.iter() {
-                if let Some(c) = cached(name) {
-                    for w in &c.provider_warnings {
-                        self.warn(w.clone());
-                    }
-                    layers.push(Layer::Hit(c));
-                    continue;
-                }
-                let (p, warnings) = self.capturing_warnings(|| self.module_provider(name));
-                for w in &warnings {
+        // Every module layer at once when a block of them is cached for a scope that reads
+        // alike; else module by module, and a block kept when each was cached.
+        let block = self
+            .eng
+            .layers
+            .block(self.scope)
+            .filter(|b| b.layers.len() == modules.len());
+        if let Some(b) = block {
+            for c in &b.layers {
+                for w in &c.provider_warnings {
                     self.warn(w.clone());
                 }
-                layers.push(Layer::Miss(Place::Module(name.clone()), p, warnings));
+                layers.push(Layer::Hit(c.clone()));
             }
-        });
+        } else {
+            let mut hits: Vec<Arc<super::levels::CachedLayer>> = Vec::new();
+            self.eng.layers.with(self.scope, |cached| {
+                for (name, _) in modules.iter() {
+                    if let Some(c) = cached(name) {
+                        for w in &c.provider_warnings {
+                            self.warn(w.clone());
+                        }
+                        hits.push(c.clone());
+                        layers.push(Layer::Hit(c));
+                        continue;
+                    }
+                    let (p, warnings) = self.capturing_warnings(|| self.module_provider(name));
+                    for w in &warnings {
+                        self.warn(w.clone());
+                    }
+                    layers.push(Layer::Miss(Place::Module(name.clone()), p, warnings));
+                }
+            });
+            if !modules.is_empty() && hits.len() == modules.len() {
+                self.eng.layers.insert_block(hits);
+            }
+        }
         // Sized up front: a hierarchy holds every module layer's levels (hundreds), and
         // growing the vector one layer at a time reallocated it several times per node.
         let cap = layers
