@@ -673,3 +673,67 @@ fn a_group_that_never_shares_leaves_no_slot_behind() {
         "{got}"
     );
 }
+
+/// `visibly_defined_in` (the key is defined where a lookup of it reads: the global and
+/// environment layers, or the module its namespace names) answers as the list of every key
+/// definition the hierarchy reaches, filtered by that rule.
+#[test]
+fn visibly_defined_keys_are_those_a_lookup_reads() {
+    let dir = tempdir_named("visibly_defined");
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+    );
+    write(&dir, "data/common.yaml", "---\nshared: 1\n");
+    for (m, data) in [
+        (
+            "mymod",
+            "---\nmymod::port: 80\nnot_namespaced: 1\nothermod::z: 1\n",
+        ),
+        ("othermod", "---\nothermod::y: 1\nmymod::x: 1\n"),
+        ("zmod", "---\nzmod::w: 1\n"),
+    ] {
+        write(
+            &dir,
+            &format!("modules/{m}/hiera.yaml"),
+            "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+        );
+        write(&dir, &format!("modules/{m}/data/common.yaml"), data);
+    }
+    let eng = engine(&dir, PuppetVersion::V7);
+    let session = eng.session(Arc::new(scope("a", "web")));
+    let h = session.resolved_hierarchy();
+    let keys = [
+        "shared",
+        "mymod::port",
+        "mymod::x",
+        "othermod::y",
+        "othermod::z",
+        "not_namespaced",
+        "zmod::w",
+        "nope",
+        "nomod::k",
+    ];
+    let got = session.visibly_defined_in(&h, &keys);
+    let defs = session.all_keys();
+    let want: Vec<bool> = keys
+        .iter()
+        .map(|k| {
+            defs.iter().any(|d| {
+                d.key == *k
+                    && match &d.layer {
+                        hieralint::engine::Place::Module(m) => {
+                            k.split_once("::").is_some_and(|(ns, _)| ns == m)
+                        }
+                        _ => true,
+                    }
+            })
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        got,
+        [true, true, false, true, false, false, true, false, false]
+    );
+}

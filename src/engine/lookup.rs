@@ -3221,45 +3221,6 @@ pub(crate) enum InSignature {
     Always(usize),
 }
 
-/// For each of `keys` (root keys), whether a file of `levels` defines it where a lookup of it
-/// can find it: the global and environment layers, or the module the key's namespace names
-/// (a lookup is routed only to the module its key names, §2.3): [`Cx::defining_layers`]
-/// filtered by that visibility, without visiting the levels of other modules.
-pub(crate) fn visibly_defined(
-    eng: &Engine,
-    levels: &[Arc<ResolvedLevel>],
-    keys: &[&str],
-) -> Vec<bool> {
-    let wanted: Vec<Value> = keys.iter().map(|k| Value::string(*k)).collect();
-    let mut by_module: crate::engine::vfs::FastMap<&str, Vec<usize>> = Default::default();
-    for (i, k) in keys.iter().enumerate() {
-        if let Some((ns, _)) = k.split_once("::") {
-            by_module.entry(ns).or_default().push(i);
-        }
-    }
-    let all: Vec<usize> = (0..keys.len()).collect();
-    let mut out = vec![false; keys.len()];
-    for lv in levels {
-        let candidates: &[usize] = match &lv.layer {
-            Place::Module(m) => match by_module.get(m.as_str()) {
-                Some(v) => v,
-                None => continue,
-            },
-            _ => &all,
-        };
-        if candidates.iter().all(|&i| out[i]) {
-            continue;
-        }
-        let defined = lv.defined(eng);
-        for &i in candidates {
-            if !out[i] && defined.contains_key(&wanted[i]) {
-                out[i] = true;
-            }
-        }
-    }
-    out
-}
-
 /// The format a built-in data function reads its files in.
 fn data_format(function: &str) -> Option<Format> {
     match function {

@@ -727,8 +727,31 @@ impl Session<'_> {
     /// For each of `keys` (root keys), whether a data file of `hierarchy` (resolved for this
     /// session's scope) defines it in a layer a lookup of it consults: the global and
     /// environment layers, or the module its namespace names.
+    ///
+    /// The global and environment levels are read for every key, a module's levels only for
+    /// the keys of its namespace (found by the hierarchy's layer ranges: walking every level
+    /// of every module per key was 2.4% of a 15k-file run without facts).
     pub fn visibly_defined_in(&self, hierarchy: &ResolvedHierarchy, keys: &[&str]) -> Vec<bool> {
-        lookup::visibly_defined(self.engine, &hierarchy.levels, keys)
+        let layers = hierarchy.layers();
+        keys.iter()
+            .map(|k| {
+                let want = Value::string(*k);
+                let defines =
+                    |i: usize| hierarchy.levels[i].defined(self.engine).contains_key(&want);
+                if layers.shared.iter().any(|&i| defines(i)) {
+                    return true;
+                }
+                let Some((ns, _)) = k.split_once("::") else {
+                    return false;
+                };
+                layers.modules.get(&module_key(ns)).is_some_and(|r| {
+                    r.clone().any(|i| {
+                        matches!(&hierarchy.levels[i].layer, Place::Module(m) if m == ns)
+                            && defines(i)
+                    })
+                })
+            })
+            .collect()
     }
     /// The root keys defined in every existing data file the hierarchies reach, with spans.
     pub fn all_keys(&self) -> Vec<KeyDefinition> {
