@@ -243,15 +243,26 @@ impl Rule for InterpolatedKeyNotFound {
             let defs = definitions(project, env);
             let suggest = Suggestions::new(defs.keys());
             for (t, groups) in tokens.iter().zip(&token_groups) {
-                let not_found: Vec<usize> = groups
-                    .iter()
-                    .copied()
-                    .filter(|&g| {
-                        missing
-                            .get(t.key.as_str())
-                            .is_some_and(|m| m.binary_search(&g).is_ok())
-                    })
-                    .collect();
+                // The groups reading the token that miss its key: both lists ascending, the
+                // shorter one searched in the other (every token of common data is read by
+                // every group, and filtering them all per token was 5% of a 15k-file run).
+                let not_found: Vec<usize> = match missing.get(t.key.as_str()) {
+                    None => continue,
+                    Some(m) if m.len() < groups.len() => {
+                        let mut v: Vec<usize> = m
+                            .iter()
+                            .copied()
+                            .filter(|g| groups.binary_search(g).is_ok())
+                            .collect();
+                        v.dedup();
+                        v
+                    }
+                    Some(m) => groups
+                        .iter()
+                        .copied()
+                        .filter(|g| m.binary_search(g).is_ok())
+                        .collect(),
+                };
                 if not_found.is_empty() {
                     continue;
                 }
