@@ -63,10 +63,10 @@ pub fn run_file_rules(
     let memo = crate::rules::FileMemo::new(file);
     let mut sink = Sink::for_file(&memo);
     for rule in enabled {
-        match file.role {
+        crate::timing::rule(rule.meta().name, || match file.role {
             FileRole::HieraConfig => rule.check_hiera_config(project, file, &mut sink),
             FileRole::Data | FileRole::Loose => rule.check_data_file(project, file, &mut sink),
-        }
+        });
     }
     sink.diagnostics
 }

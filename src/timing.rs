@@ -8,7 +8,8 @@ use std::time::Instant;
 static ON: OnceLock<bool> = OnceLock::new();
 static MARKS: Mutex<Vec<(&'static str, Instant)>> = Mutex::new(Vec::new());
 static START: OnceLock<Instant> = OnceLock::new();
-/// How long each project rule ran (they run in parallel: the times overlap).
+/// How long each rule ran, summed over its calls (file rules run once per file; rules run in
+/// parallel: the times overlap).
 static RULES: Mutex<Vec<(&'static str, f64)>> = Mutex::new(Vec::new());
 
 fn on() -> bool {
@@ -29,7 +30,7 @@ pub fn mark(what: &'static str) {
     }
 }
 
-/// Runs `f`, recording its time under the project rule `name` when timings are on.
+/// Runs `f`, adding its time to the rule `name`'s when timings are on.
 pub fn rule<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
     if !on() {
         return f();
@@ -38,13 +39,16 @@ pub fn rule<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
     let out = f();
     let ms = t.elapsed().as_secs_f64() * 1e3;
     if let Ok(mut r) = RULES.lock() {
-        r.push((name, ms));
+        match r.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, total)) => *total += ms,
+            None => r.push((name, ms)),
+        }
     }
     out
 }
 
 /// Writes the phases recorded since [`start`] to standard error, one line each, then each
-/// project rule's own time, longest first.
+/// rule's own time (summed over files for the file rules), longest first.
 pub fn report() {
     if !on() {
         return;
