@@ -797,6 +797,7 @@ impl Deltas {
                 Some((slots, keys))
             })
             .collect();
+        crate::timing::mark("  group deltas");
         // The reference's differing slots already seen (their keys are listed once). Only
         // the slots of groups that share are listed, so that every slot `affected` reads has
         // its groups in `by_slot` (a slot listed for a group that then turned out never to

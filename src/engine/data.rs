@@ -18,12 +18,11 @@ pub struct DataFile {
     pub doc: Arc<Document>,
     /// What the reader gives: the value (YAML symbol keys already strings), or the failure.
     pub loaded: Result<Value, ParseFailure>,
-    /// Key and value spans of the root mapping's entries, by key (the last duplicate wins, as
-    /// in Psych).
-    pub entries: super::vfs::FastMap<Value, (Span, Span)>,
-    /// Root keys whose values need neither validation errors nor interpolation (`RichData`
-    /// without `%{`): a lookup can return them as they are.
-    pub plain_keys: std::collections::HashSet<Value, foldhash::fast::FixedState>,
+    /// Key and value spans of the root mapping's entries, by key ([`DataFile::entries`]).
+    entries: std::sync::OnceLock<super::vfs::FastMap<Value, (Span, Span)>>,
+    /// Root keys whose values need neither validation errors nor interpolation
+    /// ([`DataFile::plain_keys`]).
+    plain_keys: std::sync::OnceLock<super::vfs::FastSet<Value>>,
 }
 
 /// A file the reader rejects.
@@ -103,35 +102,52 @@ impl DataFile {
                 }),
             },
         };
-        // Fixed-seed hashing, sized up front: SipHash and rehashing while these grew were a
-        // third of converting a file (every data file the hierarchies reach is converted).
-        let mut entries = super::vfs::FastMap::default();
-        if let Some(m) = doc.root.as_ref().and_then(|r| r.as_map()) {
-            entries.reserve(m.entries.len());
-            for e in &m.entries {
-                let k = match e.key.to_value() {
-                    Value::Symbol(s) => Value::String(s),
-                    k => k,
-                };
-                entries.insert(k, (e.key.span, e.value.span));
-            }
-        }
-        let mut plain_keys = std::collections::HashSet::default();
-        if let Ok(Value::Hash(h)) = &loaded {
-            plain_keys.reserve(h.len());
-            for (k, v) in h.iter() {
-                if super::types::is_rich_data_value(v) && !has_interpolation(v) {
-                    plain_keys.insert(k.clone());
-                }
-            }
-        }
         DataFile {
             source,
             doc,
             loaded,
-            entries,
-            plain_keys,
+            entries: std::sync::OnceLock::new(),
+            plain_keys: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Key and value spans of the root mapping's entries, by key (the last duplicate wins, as
+    /// in Psych). Built on first use, like [`DataFile::plain_keys`]: most node files are read
+    /// only for their root keys (which groups may share a lookup), never looked up in.
+    pub fn entries(&self) -> &super::vfs::FastMap<Value, (Span, Span)> {
+        self.entries.get_or_init(|| {
+            // Fixed-seed hashing, sized up front (SipHash and rehashing while it grew were a
+            // third of converting a file).
+            let mut entries = super::vfs::FastMap::default();
+            if let Some(m) = self.doc.root.as_ref().and_then(|r| r.as_map()) {
+                entries.reserve(m.entries.len());
+                for e in &m.entries {
+                    let k = match e.key.to_value() {
+                        Value::Symbol(s) => Value::String(s),
+                        k => k,
+                    };
+                    entries.insert(k, (e.key.span, e.value.span));
+                }
+            }
+            entries
+        })
+    }
+
+    /// Root keys whose values need neither validation errors nor interpolation (`RichData`
+    /// without `%{`): a lookup can return them as they are.
+    pub fn plain_keys(&self) -> &super::vfs::FastSet<Value> {
+        self.plain_keys.get_or_init(|| {
+            let mut plain_keys = super::vfs::FastSet::default();
+            if let Ok(Value::Hash(h)) = &self.loaded {
+                plain_keys.reserve(h.len());
+                for (k, v) in h.iter() {
+                    if super::types::is_rich_data_value(v) && !has_interpolation(v) {
+                        plain_keys.insert(k.clone());
+                    }
+                }
+            }
+            plain_keys
+        })
     }
 
     /// `Unable to parse (<path>): <message>`, as yaml/json/hocon_data raise it.

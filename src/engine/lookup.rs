@@ -1763,7 +1763,7 @@ impl<'a> Cx<'a> {
         // Values without `%{` that are valid data (decided once per file) go out as they are.
         if file
             .as_ref()
-            .is_some_and(|f| f.plain_keys.contains(&key.root_v))
+            .is_some_and(|f| f.plain_keys().contains(&key.root_v))
         {
             return Ok(Some(value.clone()));
         }
@@ -1790,7 +1790,7 @@ impl<'a> Cx<'a> {
         let Some(f) = file else {
             return;
         };
-        if let Some((k, v)) = f.entries.get(root) {
+        if let Some((k, v)) = f.entries().get(root) {
             self.provenance.borrow_mut().push(Provenance {
                 file: f.source.clone(),
                 key_span: *k,
@@ -2857,7 +2857,7 @@ impl ResolvedLevel {
                 if f.doc.root.as_ref().and_then(|r| r.as_map()).is_none() {
                     continue;
                 }
-                for k in f.entries.keys() {
+                for k in f.entries().keys() {
                     *out.entry(k.clone()).or_insert(0) += 1;
                 }
             }
