@@ -11,6 +11,7 @@
 //! with nodes.
 
 use crate::engine::vfs::FastMap as HashMap;
+use crate::engine::vfs::{PathKey, PathRef};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -91,7 +92,7 @@ impl Analysis {
 /// The engine reads the project's files (the same `SourceFile`s the diagnostics point into,
 /// including unsaved buffers) and falls back to the disk for anything else.
 /// The project's files by path: their text and the document the scanner parsed.
-type ProjectFiles = crate::engine::vfs::FastMap<PathBuf, (Arc<SourceFile>, Arc<Document>)>;
+type ProjectFiles = crate::engine::vfs::PathMap<(Arc<SourceFile>, Arc<Document>)>;
 
 /// The project's parsed documents are handed to the engine too, so that no data file is parsed
 /// twice.
@@ -102,7 +103,7 @@ struct ProjectVfs {
 
 impl Vfs for ProjectVfs {
     fn read(&self, path: &Path) -> Option<Arc<SourceFile>> {
-        match self.files.get(path) {
+        match self.files.get(&PathRef(path)) {
             Some((f, _)) => Some(f.clone()),
             None => self.disk.read(path),
         }
@@ -114,7 +115,7 @@ impl Vfs for ProjectVfs {
         source: &Arc<SourceFile>,
         format: Format,
     ) -> Option<Arc<Document>> {
-        let (f, doc) = self.files.get(path)?;
+        let (f, doc) = self.files.get(&PathRef(path))?;
         // The scanner parsed the file in the format its extension names; a level reading it
         // in another format (`yaml_data` over a `.json` file) parses it again.
         let scanned = Format::from_extension(path).unwrap_or(Format::Yaml);
@@ -122,7 +123,7 @@ impl Vfs for ProjectVfs {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.files.contains_key(path) || self.disk.exists(path)
+        self.files.contains_key(&PathRef(path)) || self.disk.exists(path)
     }
 
     fn is_dir(&self, path: &Path) -> bool {
@@ -593,7 +594,12 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
     let files: ProjectFiles = project
         .files
         .iter()
-        .map(|f| (f.source.path.clone(), (f.source.clone(), f.doc.clone())))
+        .map(|f| {
+            (
+                PathKey(f.source.path.clone()),
+                (f.source.clone(), f.doc.clone()),
+            )
+        })
         .collect();
     let files = Arc::new(files);
     let envs = environment_roots(project)

@@ -2,7 +2,7 @@
 //! every lookup, and `yaml_data`, `json_data`, `hocon_data` and the file half of
 //! `eyaml_lookup_key`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 use super::error::{ErrorKind, LookupError};
@@ -171,14 +171,22 @@ pub fn has_interpolation(v: &Value) -> bool {
 /// `SourceFile` from the [`Vfs`]) is parsed again.
 #[derive(Default)]
 pub struct FileCache {
-    files: RwLock<super::vfs::FastMap<(PathBuf, Format), Arc<DataFile>>>,
+    files: RwLock<super::vfs::PathMap<Parses>>,
 }
+
+/// A file's parses, by format (a file is read in one format, rarely two).
+type Parses = Vec<(Format, Arc<DataFile>)>;
 
 impl FileCache {
     pub fn load(&self, vfs: &dyn Vfs, path: &Path, format: Format) -> Option<Arc<DataFile>> {
         let source = vfs.read(path)?;
-        let key = (path.to_path_buf(), format);
-        if let Some(f) = self.files.read().ok().and_then(|m| m.get(&key).cloned()) {
+        let cached = self.files.read().ok().and_then(|m| {
+            m.get(&super::vfs::PathRef(path))?
+                .iter()
+                .find(|(f, _)| *f == format)
+                .map(|(_, d)| d.clone())
+        });
+        if let Some(f) = cached {
             if Arc::ptr_eq(&f.source, &source) {
                 return Some(f);
             }
@@ -188,7 +196,11 @@ impl FileCache {
             None => DataFile::parse(source, format),
         });
         if let Ok(mut m) = self.files.write() {
-            m.insert(key, parsed.clone());
+            let list = m
+                .entry(super::vfs::PathKey(path.to_path_buf()))
+                .or_default();
+            list.retain(|(f, _)| *f != format);
+            list.push((format, parsed.clone()));
         }
         Some(parsed)
     }
