@@ -6,7 +6,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 static ON: OnceLock<bool> = OnceLock::new();
-static MARKS: Mutex<Vec<(&'static str, Instant)>> = Mutex::new(Vec::new());
+static MARKS: Mutex<Vec<(&'static str, Instant, f64)>> = Mutex::new(Vec::new());
 static START: OnceLock<Instant> = OnceLock::new();
 /// How long each rule ran, summed over its calls (file rules run once per file; rules run in
 /// parallel: the times overlap).
@@ -21,11 +21,27 @@ pub fn start() {
     START.get_or_init(Instant::now);
 }
 
-/// Records that the phase named `what` ends now.
+/// The process's CPU time so far (user and system, every thread), in milliseconds.
+fn cpu_ms() -> f64 {
+    #[cfg(unix)]
+    {
+        // SAFETY: getrusage only writes the struct it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } == 0 {
+            let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+            return ms(u.ru_utime) + ms(u.ru_stime);
+        }
+    }
+    0.0
+}
+
+/// Records that the phase named `what` ends now, with the CPU time spent so far (a phase's
+/// CPU time over its wall time says how parallel it ran).
 pub fn mark(what: &'static str) {
     if on() {
+        let cpu = cpu_ms();
         if let Ok(mut m) = MARKS.lock() {
-            m.push((what, Instant::now()));
+            m.push((what, Instant::now(), cpu));
         }
     }
 }
@@ -56,13 +72,16 @@ pub fn report() {
     let Some(&start) = START.get() else { return };
     let Ok(m) = MARKS.lock() else { return };
     let mut prev = start;
-    for (what, t) in m.iter() {
+    let mut prev_cpu = 0.0;
+    for (what, t, cpu) in m.iter() {
         eprintln!(
-            "hieralint timing: {what:<14} {:>8.2} ms (at {:>8.2} ms)",
+            "hieralint timing: {what:<14} {:>8.2} ms (at {:>8.2} ms), cpu {:>8.2} ms",
             t.duration_since(prev).as_secs_f64() * 1e3,
-            t.duration_since(start).as_secs_f64() * 1e3
+            t.duration_since(start).as_secs_f64() * 1e3,
+            cpu - prev_cpu
         );
         prev = *t;
+        prev_cpu = *cpu;
     }
     if let Ok(mut r) = RULES.lock() {
         r.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
