@@ -208,6 +208,14 @@ fn location_patterns(
 
 /// Whether `segs` matches the path components `path`.
 fn matches(segs: &[Seg], path: &[&str]) -> bool {
+    // Without `**`, segment by segment (no search state to allocate: most levels' patterns).
+    if !segs.iter().any(|s| matches!(s, Seg::Any)) {
+        return segs.len() == path.len()
+            && segs.iter().zip(path).all(|(s, p)| match s {
+                Seg::One(pat) => fnmatch(pat, p),
+                Seg::Any => false,
+            });
+    }
     // Iterative over the pattern; `**` backtracks over how many components it takes. The
     // number of states is bounded by segments × components.
     let mut stack = vec![(0usize, 0usize)];
