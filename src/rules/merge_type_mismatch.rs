@@ -14,6 +14,7 @@
 //!
 //! [`EnvAnalysis::lookup_shared`]: crate::analysis::EnvAnalysis::lookup_shared
 
+use crate::engine::vfs::{PathKey, PathRef};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -507,7 +508,9 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     // kept) and whether the value could take part in a failing merge. Computed once per file,
     // not once per group that reads it (a common file is read by every group).
     let mut is_candidate: crate::engine::vfs::FastMap<String, Option<Need>> = Default::default();
-    let mut infos: crate::engine::vfs::FastMap<&Path, Vec<(String, bool)>> = Default::default();
+    // Keyed by PathKey: hashing a `Path` walks its components, and every location of every
+    // level of the groups looked up here is probed.
+    let mut infos: crate::engine::vfs::PathMap<Vec<(String, bool)>> = Default::default();
     for f in project
         .files
         .iter()
@@ -531,7 +534,7 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
                 keys.push((k, safe));
             }
         }
-        infos.insert(f.source.path.as_path(), keys);
+        infos.insert(PathKey(f.source.path.clone()), keys);
     }
     // A key is looked up only when a merge of it can fail: Puppet merges only when two
     // locations give a value (one value is returned as it is, `MergeStrategy#lookup`;
@@ -551,7 +554,9 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
             g.hierarchy.levels.iter().any(|level| {
                 *level_unknown.entry(Arc::as_ptr(level)).or_insert_with(|| {
                     level.locations.iter().flatten().any(|loc| {
-                        loc.exists && !loc.is_uri && !infos.contains_key(Path::new(&loc.location))
+                        loc.exists
+                            && !loc.is_uri
+                            && !infos.contains_key(&PathRef(Path::new(&loc.location)))
                     })
                 })
             })
@@ -559,10 +564,11 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
         .collect();
     // Per candidate key: the files defining it, and whether every value it has is safe.
     let mut keys: BTreeMap<&str, (Vec<&Path>, bool)> = BTreeMap::new();
-    for (path, list) in &infos {
+    for (PathKey(path), list) in &infos {
+        let path = path.as_path();
         for (k, safe) in list {
             let e = keys.entry(k.as_str()).or_insert((Vec::new(), true));
-            if e.0.last() != Some(path) {
+            if e.0.last() != Some(&path) {
                 e.0.push(path);
             }
             e.1 &= *safe;
@@ -654,7 +660,11 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
                     if !loc.exists || loc.is_uri {
                         continue;
                     }
-                    for (k, safe) in infos.get(Path::new(&loc.location)).into_iter().flatten() {
+                    for (k, safe) in infos
+                        .get(&PathRef(Path::new(&loc.location)))
+                        .into_iter()
+                        .flatten()
+                    {
                         if wanted.contains(k.as_str()) {
                             let e = per_key.entry(k.as_str()).or_insert((0, true));
                             e.0 += 1;
