@@ -99,6 +99,21 @@ pub fn report_path(p: &Path, root: &Path) -> String {
     relative_to(p, root).unwrap_or_else(|| slashed(&identity(p)))
 }
 
+/// Whether the path written `b` is spelled as its components spell it back (what `Path`'s
+/// equality compares): no empty component (`//`), no trailing separator (`/` aside), no `.`
+/// after a separator. `/.hidden` and `/..` also answer false, which only sends such paths
+/// (rare) to the slower component walk. The searchers are built once: one built per call cost
+/// more than the hashing this guards (`engine::vfs::PathKey`).
+#[cfg(unix)]
+pub fn spells_components(b: &[u8]) -> bool {
+    use std::sync::LazyLock;
+    static DOUBLE: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"//"));
+    static DOT: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"/."));
+    (b.len() <= 1 || !b.ends_with(b"/")) && DOUBLE.find(b).is_none() && DOT.find(b).is_none()
+}
+
 /// `p.strip_prefix(base)`, answered from the bytes when `p` is `base`, a `/` and a plain
 /// remainder (the usual case: paths the walk joined under a root); otherwise by
 /// [`Path::strip_prefix`], which compares component by component (a tenth of the time spent
@@ -109,18 +124,15 @@ pub fn strip_prefix<'a>(p: &'a Path, base: &Path) -> Option<&'a Path> {
         use std::os::unix::ffi::OsStrExt as _;
         let (pb, bb) = (p.as_os_str().as_bytes(), base.as_os_str().as_bytes());
         if let Some(rest) = pb.strip_prefix(bb).and_then(|r| r.strip_prefix(b"/")) {
-            // A remainder Path::strip_prefix would give back unchanged: not empty, no leading
-            // separator or `.`, no trailing separator or `/.`, no `//` or `/./` inside.
+            // A remainder Path::strip_prefix gives back unchanged: spelled as its components,
+            // and not empty, `.`, or starting with a separator or `./` (which it trims).
             let plain = !bb.is_empty()
                 && !bb.ends_with(b"/")
                 && !rest.is_empty()
                 && rest != b"."
                 && !rest.starts_with(b"/")
                 && !rest.starts_with(b"./")
-                && !rest.ends_with(b"/")
-                && !rest.ends_with(b"/.")
-                && memchr::memmem::find(rest, b"//").is_none()
-                && memchr::memmem::find(rest, b"/./").is_none();
+                && spells_components(rest);
             if plain {
                 return Some(Path::new(std::ffi::OsStr::from_bytes(rest)));
             }

@@ -830,9 +830,8 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         let exclude = opts.exclude.as_ref();
         let early = &early;
         rayon::scope(|s| {
-            let started: std::cell::RefCell<
-                std::collections::HashSet<PathBuf, foldhash::fast::FixedState>,
-            > = Default::default();
+            let started: std::cell::RefCell<crate::engine::vfs::FastSet<PathBuf>> =
+                Default::default();
             // Files go to the pool in batches: a job per file woke the other threads for
             // every file, which cost a small repository (a pre-commit hook's) a millisecond.
             // What is left in the last batch loads with the rest of the plan.

@@ -129,21 +129,12 @@ impl hashbrown::Equivalent<PathKey> for PathRef<'_> {
 }
 
 /// Hashes what identifies `p` as `Path` equality sees it: the bytes of the path its
-/// components spell. A path with no empty or `.` component past the first (no `//`, no `/./`,
-/// no trailing `/` or `/.`) spells itself.
+/// components spell ([`crate::paths::spells_components`] says when those are its own).
 #[cfg(unix)]
 fn hash_path<H: std::hash::Hasher>(p: &Path, h: &mut H) {
     use std::os::unix::ffi::OsStrExt as _;
     let b = p.as_os_str().as_bytes();
-    // No `//`, no `/.` (which also sends `/.hidden` and `/..` the slow way: rare, and still
-    // right), no trailing separator unless the path is `/`. The searchers are built once: a
-    // search built per call, or a byte loop, cost more than the hash.
-    static DOUBLE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"//"));
-    static DOT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"/."));
-    let plain =
-        (b.len() <= 1 || !b.ends_with(b"/")) && DOUBLE.find(b).is_none() && DOT.find(b).is_none();
+    let plain = crate::paths::spells_components(b);
     if plain {
         h.write(b);
     } else {
