@@ -868,37 +868,15 @@ impl Deltas {
     }
 }
 
-/// The data files a group's hierarchies read, in lookup order (global, environment, then the
-/// modules' levels), each once.
-///
-/// A glob may match up to `max_glob_results` (100,000) files, so the "once" is a hash set: a
-/// linear search made this quadratic, and a glob that interpolated to `/**/*.yaml` hung the
-/// check (found by fuzzing `check_env`).
-pub fn files_read(group: &Group) -> Vec<PathBuf> {
-    once_each(group.hierarchy.levels.iter().flat_map(|level| {
-        level
-            .locations
-            .iter()
-            .flatten()
-            .filter(|loc| loc.exists && !loc.is_uri)
-            .map(|loc| PathBuf::from(&loc.location))
-    }))
-}
-
-/// The paths in order, each at its first place only; linear.
-pub(crate) fn once_each(paths: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
-    let mut seen: crate::engine::vfs::FastSet<PathBuf> = crate::engine::vfs::FastSet::default();
-    paths.filter(|p| seen.insert(p.clone())).collect()
-}
-
-/// Which groups of an environment read which files: [`files_read`] of every group, and its
+/// Which groups of an environment read which files (the existing data files of a group's
+/// levels, in lookup order: global, environment, then the modules' levels; each once), and its
 /// inverse, so that "the groups reading this file" and "does group g read this file" cost a
 /// hash lookup instead of a scan of every group's list (which made the interpolation rules
 /// quadratic in files on repositories with one group per node file).
 pub struct ReadIndex {
     /// Every file some group reads, by id.
     paths: Vec<PathBuf>,
-    /// The files each group reads ([`files_read`]'s order), as ids.
+    /// The files each group reads (in lookup order, each once), as ids.
     reads: Vec<Vec<u32>>,
     /// The groups reading each file (by id), in ascending order; `None` for every group.
     by_id: Vec<Option<Vec<usize>>>,
@@ -948,7 +926,10 @@ impl ReadIndex {
             }
             prev = levels;
         }
-        // Each group's files, in parallel: its levels' ids, each at its first place.
+        // Each group's files, in parallel: its levels' ids, each at its first place (marked by
+        // id: a glob may match up to `max_glob_results` files, and a linear search for
+        // duplicates once hung the check on a glob interpolated to `/**/*.yaml`, found by
+        // fuzzing `check_env`).
         let n = paths.len();
         let reads: Vec<Vec<u32>> = groups
             .par_iter()
@@ -1002,14 +983,14 @@ impl ReadIndex {
         }
     }
 
-    /// The files group `g` reads, in [`files_read`]'s order.
+    /// The files group `g` reads, in lookup order.
     pub fn files(&self, g: usize) -> impl Iterator<Item = &Path> {
         self.reads[g]
             .iter()
             .map(|&id| self.paths[id as usize].as_path())
     }
 
-    /// The ids of the files group `g` reads, in [`files_read`]'s order.
+    /// The ids of the files group `g` reads, in lookup order.
     pub fn file_ids(&self, g: usize) -> &[u32] {
         &self.reads[g]
     }

@@ -206,7 +206,7 @@ pub fn config_sites(file: &LoadedFile) -> Vec<Site<'static>> {
     out
 }
 
-pub use crate::analysis::{files_read, ReadIndex};
+pub use crate::analysis::ReadIndex;
 
 /// A key as a lookup request: quoted when it holds a dot or a quote, so that a root key with
 /// dots is looked up literally (as [`Group::outcomes`] does).
@@ -237,23 +237,6 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn once_each_is_linear_and_keeps_first_places() {
-        use std::path::PathBuf;
-        let p = |i: usize| PathBuf::from(format!("/srv/data/nodes/n{i}.yaml"));
-        // 200,000 paths (a glob's 100,000 results, each twice): a linear search took minutes.
-        let start = std::time::Instant::now();
-        let got = crate::analysis::once_each((0..100_000).chain(0..100_000).map(p));
-        assert!(start.elapsed() < std::time::Duration::from_secs(10));
-        assert_eq!(got.len(), 100_000);
-        assert_eq!(got[0], p(0));
-        assert_eq!(got[99_999], p(99_999));
-        assert_eq!(
-            crate::analysis::once_each([p(2), p(1), p(2), p(3), p(1)].into_iter()),
-            vec![p(2), p(1), p(3)]
-        );
-    }
-
     use super::*;
 
     /// The pass over the text that lets files without interpolation skip the tree walk
