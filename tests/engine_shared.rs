@@ -21,6 +21,9 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
+/// A hiera.yaml whose one level reads `common.yaml`.
+const COMMON_ONLY: &str = "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n";
+
 fn environment(root: &Path) {
     write(
         root,
@@ -57,11 +60,7 @@ fn environment(root: &Path) {
         "data/nodes/e.yaml",
         "---\nnode_key: \"%{lookup('via')}\"\n",
     );
-    write(
-        root,
-        "modules/mymod/hiera.yaml",
-        "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
-    );
+    write(root, "modules/mymod/hiera.yaml", COMMON_ONLY);
     write(
         root,
         "modules/mymod/data/common.yaml",
@@ -452,11 +451,7 @@ fn cached_module_layers_resolve_as_each_layer_anew() {
     assert!(envs.len() >= 50, "{} environments", envs.len());
     // And modules whose hierarchies read the node's variables.
     let own = tempdir_named("layer_cache");
-    write(
-        &own,
-        "hiera.yaml",
-        "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
-    );
+    write(&own, "hiera.yaml", COMMON_ONLY);
     write(&own, "data/common.yaml", "---\nx: 1\n");
     write(
         &own,
@@ -680,11 +675,7 @@ fn a_group_that_never_shares_leaves_no_slot_behind() {
 #[test]
 fn visibly_defined_keys_are_those_a_lookup_reads() {
     let dir = tempdir_named("visibly_defined");
-    write(
-        &dir,
-        "hiera.yaml",
-        "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
-    );
+    write(&dir, "hiera.yaml", COMMON_ONLY);
     write(&dir, "data/common.yaml", "---\nshared: 1\n");
     for (m, data) in [
         (
@@ -694,11 +685,7 @@ fn visibly_defined_keys_are_those_a_lookup_reads() {
         ("othermod", "---\nothermod::y: 1\nmymod::x: 1\n"),
         ("zmod", "---\nzmod::w: 1\n"),
     ] {
-        write(
-            &dir,
-            &format!("modules/{m}/hiera.yaml"),
-            "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
-        );
+        write(&dir, &format!("modules/{m}/hiera.yaml"), COMMON_ONLY);
         write(&dir, &format!("modules/{m}/data/common.yaml"), data);
     }
     let eng = engine(&dir, PuppetVersion::V7);
