@@ -13,5 +13,8 @@ mkdir -p "$work" "$here/artifacts/$target"
 cd "$here"
 cargo +nightly fuzz build -O -a -s none "$target"
 bin="$here/target/x86_64-unknown-linux-gnu/release/$target"
+# The fast YAML reader is also seeded with the YAML loader's corpus.
+extra=""
+[ "$target" = yaml_fast ] && extra="$here/corpus/yaml_loader"
 exec "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$here/artifacts/$target/" "$@" "$work" "$here/corpus/$target"
+    -artifact_prefix="$here/artifacts/$target/" "$@" "$work" "$here/corpus/$target" $extra

@@ -7,6 +7,9 @@
 //! The engine asks a document for [`Document::puppet_data`], which says what Puppet's reader would
 //! produce: the data, or the failure message Puppet raises for the whole file.
 
+mod fast;
+#[doc(hidden)]
+pub use fast::differential as fast_yaml_differential;
 pub mod hocon;
 pub mod json;
 pub mod psych;

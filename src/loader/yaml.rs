@@ -487,6 +487,17 @@ impl<'a> Loader<'a> {
     }
 
     fn run(&mut self) {
+        // Most data files are plain block YAML, which `fast` reads into saphyr's very events
+        // several times faster; it gives up on anything else, and saphyr reads the file.
+        if let Some(events) = super::fast::events(self.parse_text) {
+            for (ev, sspan) in events {
+                if !self.event(ev, &sspan) {
+                    break;
+                }
+            }
+            self.unwind();
+            return;
+        }
         let mut parser = Parser::new_from_str(self.parse_text);
         let mut unknown_aliases = 0;
         loop {
