@@ -240,9 +240,12 @@ fn walk_data(
 ) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut refused = Vec::new();
+    let first = errors.len();
+    // Directory order is the file system's; the lists are sorted once at the end into the order
+    // a sorted depth-first walk gives (walkdir's `sort_by_file_name` parsed both paths' last
+    // components at every comparison: 3% of loading the 1.5k corpus).
     for entry in walkdir::WalkDir::new(dir)
         .follow_links(true)
-        .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| {
             if e.depth() > 0
@@ -292,8 +295,30 @@ fn walk_data(
             )),
         }
     }
+    // Walk errors, then refused links, each in sorted walk order.
+    errors[first..].sort_by_cached_key(|e| walk_order_key(&e.path));
+    refused.sort_by_cached_key(|e| walk_order_key(&e.path));
     errors.append(&mut refused);
+    files.sort_by_cached_key(|p| walk_order_key(p));
     files
+}
+
+/// A key whose byte order is a sorted depth-first walk's order for paths under one directory:
+/// the path's bytes with each `/` lowered below every other byte, so `a/b` sorts before `a-b`
+/// as the component `a` sorts before `a-b` (the paths share the walked directory's spelling
+/// and continue in clean components, so this is `Path`'s component order).
+fn walk_order_key(p: &Path) -> Vec<u8> {
+    p.as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .map(|&c| {
+            if c.is_ascii() && std::path::is_separator(c as char) {
+                0
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// What planning reads besides the paths: unsaved buffers, the limits, and who is told of each
@@ -945,6 +970,39 @@ pub fn reload_file(file: &LoadedFile, limits: &Limits) -> Result<LoadedFile, Sca
 
 #[cfg(test)]
 mod tests {
+
+    /// The walk's sort key orders paths under one directory as `Path` does (component-wise),
+    /// which is the order walkdir's sorted walk gave.
+    #[test]
+    fn walk_order_key_sorts_as_paths_do() {
+        let names = [
+            "a",
+            "a-b",
+            "a/b",
+            "a/b/c.yaml",
+            "a/b-c.yaml",
+            "a.yaml",
+            "a b/x",
+            "A/x",
+            "a/b.yaml",
+            "ä/x",
+            "a0",
+            "a/\u{e9}.yaml",
+            "b",
+            "a-/x",
+            "a/a",
+            "ab/c",
+            "a./x",
+            "a/b/c/d/e.yaml",
+        ];
+        for base in ["data", "./data", "/tmp/x/data", "d//e"] {
+            let mut by_path: Vec<PathBuf> = names.iter().map(|n| Path::new(base).join(n)).collect();
+            let mut by_key = by_path.clone();
+            by_path.sort();
+            by_key.sort_by_cached_key(|p| walk_order_key(p));
+            assert_eq!(by_path, by_key, "under {base}");
+        }
+    }
     use super::*;
 
     fn temp_dir(tag: &str) -> PathBuf {
