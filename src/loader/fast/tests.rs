@@ -46,6 +46,7 @@ fn reads_the_shapes_of_hiera_data() {
         "a: b#c\nd: e # f\ng: -1\nh: a:b\ni: http://x/y\nj: '%{facts.x}'\nk: x, y [z] {w}\n",
         "profile::base::packages:\n  - vim\n  - 'curl'\nlookup_options:\n  profile::base::packages:\n    merge: unique\n",
         "clé: «valeur» # commentaire ü\nb: [ä, 'ö']\n\"ñ\": x\n",
+        "a: n -]\nb: [x - ]\nc: [x -- ]\nd: [n -x]\n",
     ] {
         accepts(text);
     }
@@ -88,6 +89,9 @@ fn leaves_everything_else_to_saphyr() {
         "---x\na: 1\n",
         "\u{FEFF}a: 1\n",
         "a: \u{85}\n",
+        "a: [n -]\n",
+        "a: [x, n -, y]\n",
+        "a: {k: n -}\n",
     ] {
         declines(text);
     }
@@ -433,4 +437,20 @@ fn agrees_on_trees() {
         }
     }
     eprintln!("the fast reader read {read} of {seen} files");
+}
+
+#[test]
+fn control_characters_are_found_anywhere() {
+    for len in [0usize, 1, 31, 32, 33, 64, 100] {
+        for at in 0..len {
+            for c in [b'\t', b'\r', 0u8, 0x1f, 0x7f] {
+                let mut b = vec![b'a'; len];
+                b[at] = c;
+                assert!(super::has_control(&b), "{c:#x} at {at} of {len}");
+            }
+            let mut b = vec![b'a'; len];
+            b[at] = b'\n';
+            assert!(!super::has_control(&b));
+        }
+    }
 }
