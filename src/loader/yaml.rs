@@ -3252,7 +3252,8 @@ fn scan_comments(text: &str, no_comment: &[(usize, usize)], limit: usize) -> Vec
     let mut r = 0;
     let mut i = 0;
     while i < limit {
-        let Some(off) = b[i..limit].iter().position(|&c| c == b'#') else {
+        // memchr: this scan over every file's text was 2% of a 1.5k-file check byte by byte.
+        let Some(off) = memchr::memchr(b'#', &b[i..limit]) else {
             break;
         };
         let h = i + off;
@@ -3270,15 +3271,9 @@ fn scan_comments(text: &str, no_comment: &[(usize, usize)], limit: usize) -> Vec
             )
             || after_block_header(b, h)
         {
-            let mut e = h;
-            while e < b.len() && b[e] != b'\n' {
-                e += 1;
-            }
+            let e = memchr::memchr(b'\n', &b[h..]).map_or(b.len(), |k| h + k);
             let end = if e > h && b[e - 1] == b'\r' { e - 1 } else { e };
-            let line_start = b[..h]
-                .iter()
-                .rposition(|&c| c == b'\n')
-                .map_or(0, |p| p + 1);
+            let line_start = memchr::memrchr(b'\n', &b[..h]).map_or(0, |p| p + 1);
             let own_line = b[line_start..h].iter().all(|c| matches!(c, b' ' | b'\t'));
             comments.push(Comment {
                 span: Span::new(h, end),
