@@ -477,8 +477,51 @@ impl Template {
         self.pieces.iter().any(|p| matches!(p, Piece::Hole(_)))
     }
 
-    /// Matches `s` and returns the hole bindings.
+    /// Matches `s` and returns the hole bindings. A hole takes the longest text (up to a `/`)
+    /// that lets the rest match; a binding is allocated only once the rest has matched, and an
+    /// end the next literal cannot follow is skipped (the hole loop allocated two strings per
+    /// candidate end: 2.5% of a 1.5k-file check).
     fn matches(&self, s: &str) -> Option<Vec<(String, String)>> {
+        /// Pushes the bindings in reverse order.
+        fn go(pieces: &[Piece], s: &str, out: &mut Vec<(String, String)>) -> bool {
+            match pieces.first() {
+                None => s.is_empty(),
+                Some(Piece::Lit(l)) => s
+                    .strip_prefix(l.as_str())
+                    .is_some_and(|r| go(&pieces[1..], r, out)),
+                Some(Piece::Hole(name)) => {
+                    let limit = s.find('/').unwrap_or(s.len());
+                    let next_lit = match pieces.get(1) {
+                        Some(Piece::Lit(l)) => Some(l.as_str()),
+                        _ => None,
+                    };
+                    for end in (1..=limit).rev() {
+                        if !s.is_char_boundary(end) {
+                            continue;
+                        }
+                        if next_lit.is_some_and(|l| !s[end..].starts_with(l)) {
+                            continue;
+                        }
+                        if go(&pieces[1..], &s[end..], out) {
+                            out.push((name.clone(), s[..end].to_string()));
+                            return true;
+                        }
+                    }
+                    false
+                }
+            }
+        }
+        let mut out = Vec::new();
+        go(&self.pieces, s, &mut out).then(|| {
+            out.reverse();
+            out
+        })
+    }
+
+    /// The matcher as it was first written (bindings pushed and popped at every candidate
+    /// end), kept to check [`Template::matches`] against.
+    #[cfg(test)]
+    fn matches_reference(&self, s: &str) -> Option<Vec<(String, String)>> {
         fn go(pieces: &[Piece], s: &str, out: &mut Vec<(String, String)>) -> bool {
             match pieces.first() {
                 None => s.is_empty(),
@@ -1100,6 +1143,54 @@ mod tests {
         let t = Template::parse("os/%{facts.os.family}/%{facts.os.release.major}.yaml").unwrap();
         assert_eq!(t.matches("os/Debian/12.yaml").unwrap().len(), 2);
         assert!(!Template::parse("common.yaml").unwrap().has_holes());
+    }
+
+    /// The allocation-free matcher binds what the first one bound, on templates with holes
+    /// side by side, holes between literals that repeat, and multi-byte text.
+    #[test]
+    fn template_matches_as_the_reference_does() {
+        let templates = [
+            "nodes/%{trusted.certname}.yaml",
+            "os/%{facts.os.family}/%{facts.os.release.major}.yaml",
+            "%{a}%{b}.yaml",
+            "%{a}-%{b}-%{c}.yaml",
+            "x/%{a}.%{b}.yaml",
+            "%{a}",
+            "pre%{a}",
+            "%{a}.y.%{b}.y",
+            "a/%{x}/b/%{y}",
+        ];
+        let paths = [
+            "nodes/web01.example.com.yaml",
+            "nodes/a/b.yaml",
+            "nodes/.yaml",
+            "os/Debian/12.yaml",
+            "os/Debian/.yaml",
+            "ab.yaml",
+            "a.yaml",
+            "a-b-c.yaml",
+            "a-b-c-d.yaml",
+            "--.yaml",
+            "a--b-c.yaml",
+            "x/a.b.c.yaml",
+            "x/.b.yaml",
+            "ü-é-ñ.yaml",
+            "über.yaml",
+            "preß",
+            "pre",
+            "q.y.r.y.s.y",
+            "a/1/b/2",
+            "a/1/b/",
+            "a//b/2",
+            "",
+            "nodes/x.yaml.yaml",
+        ];
+        for t in templates {
+            let t = Template::parse(t).unwrap();
+            for p in paths {
+                assert_eq!(t.matches(p), t.matches_reference(p), "{p}");
+            }
+        }
     }
 
     #[test]
