@@ -322,6 +322,7 @@ impl FsVfs {
 const LIST_AFTER: u32 = 8;
 
 /// A directory's names, once listed ([`FsVfs::listed_absent`]).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 enum Listing {
     /// Entries `stat`ed so far.
     Counting(u32),
@@ -331,6 +332,7 @@ enum Listing {
     Unlisted,
 }
 
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 impl Listing {
     /// `Some(true)`: no entry is named `name`; `Some(false)`: one is; `None`: not listed.
     fn absent(&self, name: &std::ffi::OsStr) -> Option<bool> {
