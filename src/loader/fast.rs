@@ -34,9 +34,63 @@ pub(super) type Spanned<'a> = (Event<'a>, Span);
 /// Deepest block nesting read here (deeper texts go to saphyr, whose limits apply).
 const MAX_DEPTH: usize = 64;
 
-/// saphyr's events for `text`, when `text` is in the subset this module reads; `None` otherwise.
+/// Calls `f` with saphyr's events for `text`, in order, until it returns false, when `text` is
+/// in the subset this module reads; returns false without calling `f` otherwise (the caller
+/// then parses with saphyr).
+///
+/// The events are first read whole (the text may leave the subset at its last line) into a
+/// buffer of compact events kept per thread: a buffer of saphyr's events sized for each file
+/// (112 bytes an event) was fresh memory for every large file, and zeroing its pages was 9% of
+/// a 15k-file check (perf, session 9).
+pub(super) fn read<'a>(text: &'a str, mut f: impl FnMut(Event<'a>, &Span) -> bool) -> bool {
+    let (mut out, mut owned) = BUFFERS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    out.clear();
+    owned.clear();
+    let taken = match fill(text, &mut out, &mut owned) {
+        Some(()) => {
+            for c in &out {
+                let (ev, span) = c.expand(text, &mut owned);
+                if !f(ev, &span) {
+                    break;
+                }
+            }
+            true
+        }
+        None => false,
+    };
+    // Kept for the next file, unless one huge file grew them.
+    if out.capacity() <= KEEP_EVENTS {
+        BUFFERS.with(|b| *b.borrow_mut() = (out, owned));
+    }
+    taken
+}
+
+/// saphyr's events for `text` (see [`read`]), collected.
 pub(super) fn events(text: &str) -> Option<Vec<Spanned<'_>>> {
+    let mut all = Vec::new();
+    read(text, |ev, span| {
+        all.push((ev, *span));
+        true
+    })
+    .then_some(all)
+}
+
+/// Most events a thread keeps its buffer for (40 bytes each).
+const KEEP_EVENTS: usize = 1 << 18;
+
+thread_local! {
+    static BUFFERS: std::cell::RefCell<(Vec<Compact>, Vec<String>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// The reader's work: compact events into `out` (and the values that are not slices of the
+/// text into `owned`), or `None` when the text leaves the subset.
+fn fill(text: &str, out: &mut Vec<Compact>, owned: &mut Vec<String>) -> Option<()> {
     let b = text.as_bytes();
+    // Positions are kept in 32 bits.
+    if b.len() >= u32::MAX as usize {
+        return None;
+    }
     // Tabs and carriage returns have their own rules in saphyr and in the loader's libyaml
     // checks; control characters are refused by libyaml's reader; a byte order mark and NEL,
     // LS, PS are line breaks or markers to libyaml (the loader rewrites them before saphyr).
@@ -55,7 +109,8 @@ pub(super) fn events(text: &str) -> Option<Vec<Spanned<'_>>> {
         text,
         b,
         ascii,
-        out: Vec::with_capacity(b.len() / 8 + 8),
+        out,
+        owned,
         stack: Vec::new(),
         pending: Pending::None,
         started: false,
@@ -65,8 +120,80 @@ pub(super) fn events(text: &str) -> Option<Vec<Spanned<'_>>> {
         line_start_char: 0,
         eol: 0,
     };
-    r.run()?;
-    Some(r.out)
+    r.run()
+}
+
+/// A position as saphyr's `Marker` holds it (character index, line from 1, column).
+#[derive(Clone, Copy)]
+struct Mark {
+    index: u32,
+    line: u32,
+    col: u32,
+}
+
+impl Mark {
+    fn of(m: Marker) -> Mark {
+        Mark {
+            index: m.index() as u32,
+            line: m.line() as u32,
+            col: m.col() as u32,
+        }
+    }
+
+    fn marker(self) -> Marker {
+        Marker::new(self.index as usize, self.line as usize, self.col as usize)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    StreamStart,
+    StreamEnd,
+    DocumentStart(bool),
+    DocumentEnd,
+    MappingStart,
+    MappingEnd,
+    SequenceStart,
+    SequenceEnd,
+    /// A scalar: its style and value (a slice of the text, or one of the owned values).
+    Scalar(ScalarStyle, Value),
+}
+
+#[derive(Clone, Copy)]
+enum Value {
+    Slice(u32, u32),
+    Owned(u32),
+}
+
+/// One of saphyr's events without its borrowed or owned parts.
+#[derive(Clone, Copy)]
+struct Compact {
+    kind: Kind,
+    start: Mark,
+    end: Mark,
+}
+
+impl Compact {
+    fn expand<'a>(&self, text: &'a str, owned: &mut [String]) -> (Event<'a>, Span) {
+        let ev = match self.kind {
+            Kind::StreamStart => Event::StreamStart,
+            Kind::StreamEnd => Event::StreamEnd,
+            Kind::DocumentStart(explicit) => Event::DocumentStart(explicit),
+            Kind::DocumentEnd => Event::DocumentEnd,
+            Kind::MappingStart => Event::MappingStart(0, None),
+            Kind::MappingEnd => Event::MappingEnd,
+            Kind::SequenceStart => Event::SequenceStart(0, None),
+            Kind::SequenceEnd => Event::SequenceEnd,
+            Kind::Scalar(style, value) => {
+                let v = match value {
+                    Value::Slice(a, b) => Cow::Borrowed(&text[a as usize..b as usize]),
+                    Value::Owned(i) => Cow::Owned(std::mem::take(&mut owned[i as usize])),
+                };
+                Event::Scalar(v, style, 0, None)
+            }
+        };
+        (ev, Span::new(self.start.marker(), self.end.marker()))
+    }
 }
 
 /// The fast reader against saphyr on `text`: `Ok(true)` when it read the text into saphyr's
@@ -130,11 +257,12 @@ enum Pending {
     },
 }
 
-struct Reader<'a> {
+struct Reader<'a, 'o> {
     text: &'a str,
     b: &'a [u8],
     ascii: bool,
-    out: Vec<Spanned<'a>>,
+    out: &'o mut Vec<Compact>,
+    owned: &'o mut Vec<String>,
     stack: Vec<Open>,
     pending: Pending,
     started: bool,
@@ -151,7 +279,7 @@ fn is_blank_or_end(b: &[u8], i: usize, eol: usize) -> bool {
     i >= eol || b[i] == b' '
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Reader<'a, '_> {
     fn mark(&self, byte: usize) -> Marker {
         let col = if self.ascii {
             byte - self.line_start
@@ -162,7 +290,38 @@ impl<'a> Reader<'a> {
     }
 
     fn push(&mut self, ev: Event<'a>, start: Marker, end: Marker) {
-        self.out.push((ev, Span::new(start, end)));
+        let kind = match ev {
+            Event::StreamStart => Kind::StreamStart,
+            Event::StreamEnd => Kind::StreamEnd,
+            Event::DocumentStart(explicit) => Kind::DocumentStart(explicit),
+            Event::DocumentEnd => Kind::DocumentEnd,
+            Event::MappingStart(..) => Kind::MappingStart,
+            Event::MappingEnd => Kind::MappingEnd,
+            Event::SequenceStart(..) => Kind::SequenceStart,
+            Event::SequenceEnd => Kind::SequenceEnd,
+            Event::Scalar(v, style, ..) => {
+                let value = match v {
+                    Cow::Borrowed("") => Value::Slice(0, 0),
+                    // A slice of the text: where it lies.
+                    Cow::Borrowed(s) => {
+                        let at = s.as_ptr() as usize - self.text.as_ptr() as usize;
+                        Value::Slice(at as u32, (at + s.len()) as u32)
+                    }
+                    Cow::Owned(s) => {
+                        self.owned.push(s);
+                        Value::Owned((self.owned.len() - 1) as u32)
+                    }
+                };
+                Kind::Scalar(style, value)
+            }
+            // Not made by this reader.
+            Event::Nothing | Event::Alias(_) => return,
+        };
+        self.out.push(Compact {
+            kind,
+            start: Mark::of(start),
+            end: Mark::of(end),
+        });
     }
 
     fn push_at(&mut self, ev: Event<'a>, byte: usize) {
@@ -176,10 +335,11 @@ impl<'a> Reader<'a> {
     }
 
     fn run(&mut self) -> Option<()> {
-        self.out.push((
+        self.push(
             Event::StreamStart,
-            Span::new(Marker::new(0, 1, 0), Marker::new(0, 1, 0)),
-        ));
+            Marker::new(0, 1, 0),
+            Marker::new(0, 1, 0),
+        );
         let len = self.b.len();
         let mut pos = 0;
         loop {
@@ -516,7 +676,7 @@ impl<'a> Reader<'a> {
                 // The scalar's end lies after the blanks and comment that follow it.
                 let end = self.rest_is_comment(close)?;
                 let last = self.out.len() - 1;
-                self.out[last].1.end = self.mark(end);
+                self.out[last].end = Mark::of(self.mark(end));
                 Some(())
             }
             b'[' | b'{' => self.flow(r),
@@ -666,7 +826,7 @@ impl<'a> Reader<'a> {
                 let after = self.quoted(i)?;
                 let next = skip_spaces(b, after, eol);
                 let last = self.out.len() - 1;
-                self.out[last].1.end = self.mark(next);
+                self.out[last].end = Mark::of(self.mark(next));
                 Some(next)
             }
             c => {

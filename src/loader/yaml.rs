@@ -489,12 +489,8 @@ impl<'a> Loader<'a> {
     fn run(&mut self) {
         // Most data files are plain block YAML, which `fast` reads into saphyr's very events
         // several times faster; it gives up on anything else, and saphyr reads the file.
-        if let Some(events) = super::fast::events(self.parse_text) {
-            for (ev, sspan) in events {
-                if !self.event(ev, &sspan) {
-                    break;
-                }
-            }
+        let text = self.parse_text;
+        if super::fast::read(text, |ev, sspan| self.event(ev, sspan)) {
             self.unwind();
             return;
         }
