@@ -943,7 +943,8 @@ impl ReadIndex {
         let mut ids: crate::engine::vfs::FastMap<&str, u32> = Default::default();
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut by_level: crate::engine::vfs::FastMap<usize, Vec<u32>> = Default::default();
-        let mut prev: &[Arc<crate::engine::ResolvedLevel>] = &[];
+        let empty = crate::engine::Levels::default();
+        let mut prev: &crate::engine::Levels = &empty;
         for group in groups {
             let levels = &group.hierarchy.levels;
             for (p, level) in levels.iter().enumerate() {

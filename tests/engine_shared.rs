@@ -511,12 +511,17 @@ fn cached_module_layers_resolve_as_each_layer_anew() {
     })
     .collect();
     let mut with_modules = 0;
+    // Hierarchies whose module levels are one block shared with earlier ones (`Levels`): the
+    // comparison covers that form too.
+    let mut blocks = 0;
     for env in &envs {
         for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
             let shared = engine(env, puppet);
             for scope in &scopes {
                 let scope = Arc::new(scope.clone());
-                let got = describe(&shared.session(scope.clone()).fresh_hierarchy());
+                let fresh = shared.session(scope.clone()).fresh_hierarchy();
+                blocks += usize::from(fresh.levels.shares_block());
+                let got = describe(&fresh);
                 let want = describe(&engine(env, puppet).session(scope).resolved_hierarchy());
                 assert_eq!(got, want, "{puppet:?} {}", env.display());
                 if got.contains("Module(") {
@@ -526,6 +531,10 @@ fn cached_module_layers_resolve_as_each_layer_anew() {
         }
     }
     assert!(with_modules > 50, "{with_modules}");
+    assert!(
+        blocks > 20,
+        "{blocks} hierarchies with a shared block of module levels"
+    );
 }
 
 /// Own sessions (`EnvAnalysis::in_own_sessions`) may start from the lookup_options the

@@ -2957,7 +2957,7 @@ impl Cx<'_> {
     /// alike. The same levels, errors, warnings (in the same order: every layer's provider
     /// first, then every layer's levels, as `layer_providers` and this loop make them) and
     /// interpolation count as resolving each layer again.
-    pub fn resolved_levels_fresh(&self) -> (Vec<Arc<ResolvedLevel>>, Vec<(Place, LookupError)>) {
+    pub fn resolved_levels_fresh(&self) -> (super::Levels, Vec<(Place, LookupError)>) {
         enum Layer {
             Hit(Arc<super::levels::CachedLayer>),
             Miss(Place, R<Option<Rc<LayerProvider>>>, Vec<String>),
@@ -2981,7 +2981,7 @@ impl Cx<'_> {
             .layers
             .block(self.scope)
             .filter(|b| b.layers.len() == modules.len());
-        if let Some(b) = block {
+        if let Some(b) = &block {
             for c in &b.layers {
                 for w in &c.provider_warnings {
                     self.warn(w.clone());
@@ -3013,16 +3013,29 @@ impl Cx<'_> {
         }
         // Sized up front: a hierarchy holds every module layer's levels (hundreds), and
         // growing the vector one layer at a time reallocated it several times per node.
+        // The block's levels are shared as one piece when every one of its layers is taken as
+        // cached: decided at its first layer (module layers come last), where the budget for
+        // interpolations either holds them all or makes the layers be resolved one by one.
+        let mut sharing: Option<bool> = None;
         let cap = layers
             .iter()
             .map(|l| match l {
-                Layer::Hit(c) => c.levels.len(),
+                Layer::Hit(c) if block.is_none() => c.levels.len(),
+                Layer::Hit(_) => 0,
                 Layer::Miss(..) => 4,
             })
             .sum();
         let mut levels = Vec::with_capacity(cap);
         let mut errors = Vec::new();
         for layer in layers {
+            if let (Layer::Hit(_), Some(b), None) = (&layer, &block, sharing) {
+                let fits =
+                    self.sub_lookups.get() + b.sub_lookups <= self.eng.limits.max_sub_lookups;
+                sharing = Some(fits);
+                if !fits {
+                    levels.reserve(b.levels.len());
+                }
+            }
             let (place, p, provider_warnings) = match layer {
                 Layer::Hit(c)
                     if self.sub_lookups.get() + c.sub_lookups
@@ -3032,7 +3045,9 @@ impl Cx<'_> {
                         self.warn(w.clone());
                     }
                     self.sub_lookups.set(self.sub_lookups.get() + c.sub_lookups);
-                    levels.extend(c.levels.iter().cloned());
+                    if sharing != Some(true) {
+                        levels.extend(c.levels.iter().cloned());
+                    }
                     if let Some(e) = &c.error {
                         errors.push((Place::Module(c.module.clone()), e.clone()));
                     }
@@ -3077,7 +3092,11 @@ impl Cx<'_> {
                 );
             }
         }
-        (levels, errors)
+        let shared = match (sharing, block) {
+            (Some(true), Some(b)) => Some(b.levels.clone()),
+            _ => None,
+        };
+        (super::Levels::new(levels, shared), errors)
     }
 
     /// Runs `f` with the warnings it logs kept apart (and deduplicated among themselves, as
