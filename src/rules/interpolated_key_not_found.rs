@@ -79,13 +79,18 @@ struct Suggestions<'a> {
 }
 
 impl<'a> Suggestions<'a> {
-    fn new(keys: impl Iterator<Item = &'a String>) -> Suggestions<'a> {
+    fn new(keys: impl Iterator<Item = &'a str>) -> Suggestions<'a> {
         let mut buckets: HashMap<(&str, usize), Vec<&str>> = HashMap::default();
         for k in keys {
             buckets
                 .entry((namespace(k), k.chars().count()))
                 .or_default()
                 .push(k);
+        }
+        // Each bucket in key order: `closest` stops after a budget of comparisons, so which
+        // keys it sees first must not depend on hashing.
+        for b in buckets.values_mut() {
+            b.sort_unstable();
         }
         Suggestions { buckets }
     }
@@ -119,12 +124,14 @@ fn namespace(key: &str) -> &str {
     key.rsplit_once("::").map_or("", |(ns, _)| ns)
 }
 
-/// Every root key defined in the environment's data, with where (the first definition).
+/// Every root key defined in the environment's data, with where (the first definition). Keys
+/// are borrowed and hashed: a sorted map of copied keys was most of this rule's own time (one
+/// entry per root key of every data file), and nothing iterates it in order.
 fn definitions<'a>(
     project: &'a Project,
     env: &EnvAnalysis,
-) -> BTreeMap<String, (&'a LoadedFile, Span)> {
-    let mut out = BTreeMap::new();
+) -> crate::engine::vfs::FastMap<&'a str, (&'a LoadedFile, Span)> {
+    let mut out = crate::engine::vfs::FastMap::default();
     for file in &project.files {
         if file.env_root.as_deref() != Some(env.root.as_path())
             || file.role != crate::project::FileRole::Data
@@ -136,7 +143,7 @@ fn definitions<'a>(
         };
         for e in &m.entries {
             if let Some(k) = e.key.as_str() {
-                out.entry(k.to_string()).or_insert((file, e.key.span));
+                out.entry(k).or_insert((file, e.key.span));
             }
         }
     }
@@ -240,8 +247,8 @@ impl Rule for InterpolatedKeyNotFound {
             for m in missing.values_mut() {
                 m.sort_unstable();
             }
-            let defs = definitions(project, env);
-            let suggest = Suggestions::new(defs.keys());
+            // Built for the first diagnostic: most environments have none.
+            let mut found: Option<(_, Suggestions)> = None;
             for (t, groups) in tokens.iter().zip(&token_groups) {
                 // The groups reading the token that miss its key: both lists ascending, the
                 // shorter one searched in the other (every token of common data is read by
@@ -281,7 +288,12 @@ impl Rule for InterpolatedKeyNotFound {
                     _ => "Puppet interpolates an empty string for a key it does not find, without a warning",
                 });
                 let root = root_of(&t.key).unwrap_or_default();
-                match defs.get(&root) {
+                let (defs, suggest) = found.get_or_insert_with(|| {
+                    let defs = definitions(project, env);
+                    let suggest = Suggestions::new(defs.keys().copied());
+                    (defs, suggest)
+                });
+                match defs.get(root.as_str()) {
                     Some((file, span)) => {
                         let read_by_all =
                             not_found.iter().all(|&g| index.reads(g, &file.source.path));
