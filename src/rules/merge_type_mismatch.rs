@@ -507,10 +507,12 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     // Per data file of the environment: its candidate root keys (in file order, duplicates
     // kept) and whether the value could take part in a failing merge. Computed once per file,
     // not once per group that reads it (a common file is read by every group).
-    let mut is_candidate: crate::engine::vfs::FastMap<String, Option<Need>> = Default::default();
+    // Keys borrowed from the documents: copying each root key of every file twice (and a
+    // converted copy of the key node) was a quarter of this rule.
+    let mut is_candidate: crate::engine::vfs::FastMap<&str, Option<Need>> = Default::default();
     // Keyed by PathKey: hashing a `Path` walks its components, and every location of every
     // level of the groups looked up here is probed.
-    let mut infos: crate::engine::vfs::PathMap<Vec<(String, bool)>> = Default::default();
+    let mut infos: crate::engine::vfs::PathMap<Vec<(&str, bool)>> = Default::default();
     for f in project
         .files
         .iter()
@@ -519,16 +521,20 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
         let mut keys = Vec::new();
         if let Some(map) = f.doc.root.as_ref().and_then(|r| r.as_map()) {
             for e in &map.entries {
-                let k = match e.key.to_value() {
-                    Value::String(k) | Value::Symbol(k) => k.to_string(),
+                // What `e.key.to_value()` gives for a scalar key: its value.
+                let k: &str = match &e.key.kind {
+                    crate::value::NodeKind::Scalar(crate::value::Scalar {
+                        value: Value::String(k) | Value::Symbol(k),
+                        ..
+                    }) => k,
                     _ => continue,
                 };
                 if k == lopts::LOOKUP_OPTIONS {
                     continue;
                 }
                 let need = *is_candidate
-                    .entry(k.clone())
-                    .or_insert_with_key(|k| candidates.contains(k).then(|| strategies.need(k)));
+                    .entry(k)
+                    .or_insert_with(|| candidates.contains(k).then(|| strategies.need(k)));
                 let Some(need) = need else { continue };
                 let safe = strategies.sound && need.safe(&e.value.to_value());
                 keys.push((k, safe));
@@ -566,12 +572,12 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     let mut keys: BTreeMap<&str, (Vec<&Path>, bool)> = BTreeMap::new();
     for (PathKey(path), list) in &infos {
         let path = path.as_path();
-        for (k, safe) in list {
-            let e = keys.entry(k.as_str()).or_insert((Vec::new(), true));
+        for &(k, safe) in list {
+            let e = keys.entry(k).or_insert((Vec::new(), true));
             if e.0.last() != Some(&path) {
                 e.0.push(path);
             }
-            e.1 &= *safe;
+            e.1 &= safe;
         }
     }
     let mut found: BTreeMap<(PathBuf, u32, u32, String), Finding> = BTreeMap::new();
@@ -660,15 +666,15 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
                     if !loc.exists || loc.is_uri {
                         continue;
                     }
-                    for (k, safe) in infos
+                    for &(k, safe) in infos
                         .get(&PathRef(Path::new(&loc.location)))
                         .into_iter()
                         .flatten()
                     {
-                        if wanted.contains(k.as_str()) {
-                            let e = per_key.entry(k.as_str()).or_insert((0, true));
+                        if wanted.contains(k) {
+                            let e = per_key.entry(k).or_insert((0, true));
                             e.0 += 1;
-                            e.1 &= *safe;
+                            e.1 &= safe;
                         }
                     }
                 }
