@@ -522,8 +522,23 @@ fn cached_module_layers_resolve_as_each_layer_anew() {
                 let fresh = shared.session(scope.clone()).fresh_hierarchy();
                 blocks += usize::from(fresh.levels.shares_block());
                 let got = describe(&fresh);
-                let want = describe(&engine(env, puppet).session(scope).resolved_hierarchy());
+                let want = describe(
+                    &engine(env, puppet)
+                        .session(scope.clone())
+                        .resolved_hierarchy(),
+                );
                 assert_eq!(got, want, "{puppet:?} {}", env.display());
+                // The fingerprint (which groups nodes) is the same whether the module levels
+                // are a shared block or the hierarchy's own (one engine: file identities are
+                // the engine's).
+                let flat = shared.session(scope.clone()).resolved_hierarchy();
+                assert!(!flat.levels.shares_block());
+                assert_eq!(
+                    fresh.fingerprint(),
+                    flat.fingerprint(),
+                    "{puppet:?} {}",
+                    env.display()
+                );
                 if got.contains("Module(") {
                     with_modules += 1;
                 }

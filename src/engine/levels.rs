@@ -257,7 +257,7 @@ pub(crate) struct ModuleBlock {
     /// Every layer's levels, in module order, shared by the hierarchies that take the block
     /// ([`super::Levels`]): one reference count per node instead of one per module level
     /// (500 per node at 15k files, contended between threads).
-    pub levels: Arc<[Arc<super::lookup::ResolvedLevel>]>,
+    pub levels: Arc<super::SharedLevels>,
     /// The interpolations all the layers' levels counted.
     pub sub_lookups: usize,
 }
@@ -323,10 +323,12 @@ impl LayerCache {
             &reads.clone(),
             ModuleBlock {
                 reads,
-                levels: layers
-                    .iter()
-                    .flat_map(|l| l.levels.iter().cloned())
-                    .collect(),
+                levels: Arc::new(super::SharedLevels::new(
+                    layers
+                        .iter()
+                        .flat_map(|l| l.levels.iter().cloned())
+                        .collect(),
+                )),
                 sub_lookups: layers.iter().map(|l| l.sub_lookups).sum(),
                 layers,
             },

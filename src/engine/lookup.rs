@@ -3033,7 +3033,7 @@ impl Cx<'_> {
                     self.sub_lookups.get() + b.sub_lookups <= self.eng.limits.max_sub_lookups;
                 sharing = Some(fits);
                 if !fits {
-                    levels.reserve(b.levels.len());
+                    levels.reserve(b.levels.levels.len());
                 }
             }
             let (place, p, provider_warnings) = match layer {

@@ -585,8 +585,18 @@ pub struct ResolvedHierarchy {
     /// Warnings Puppet logs while building them.
     pub warnings: Vec<String>,
     /// Identity of the text of every file read (data files and hiera.yaml), so that a changed
-    /// file (or editor overlay) changes the fingerprint.
+    /// file (or editor overlay) changes the fingerprint: those the levels before the module
+    /// levels read, their hiera.yaml files (in order of first appearance), and the module
+    /// levels' digest.
     sources: Vec<usize>,
+    configs: Vec<usize>,
+    /// Where the module levels start in `levels` (they come last).
+    module_start: usize,
+    /// The module levels' content and file digests, and the hash of their hiera.yaml files
+    /// not named before them (in order of first appearance).
+    module_levels: u64,
+    module_sources: u64,
+    module_configs: u64,
 }
 
 /// A hierarchy's levels in lookup order: its own (the global and environment layers', and
@@ -598,19 +608,97 @@ pub struct ResolvedHierarchy {
 #[derive(Clone, Debug, Default)]
 pub struct Levels {
     own: Vec<Arc<ResolvedLevel>>,
-    block: Option<Arc<[Arc<ResolvedLevel>]>>,
+    block: Option<Arc<SharedLevels>>,
+}
+
+/// Module levels shared by the hierarchies that found the same module block, with what they
+/// add to a hierarchy's fingerprint, computed once ([`ModuleDigest`]).
+#[derive(Debug)]
+pub struct SharedLevels {
+    levels: Box<[Arc<ResolvedLevel>]>,
+    digest: std::sync::OnceLock<ModuleDigest>,
+}
+
+impl SharedLevels {
+    pub(crate) fn new(levels: Box<[Arc<ResolvedLevel>]>) -> SharedLevels {
+        SharedLevels {
+            levels,
+            digest: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn digest(&self, eng: &Engine) -> &ModuleDigest {
+        self.digest
+            .get_or_init(|| ModuleDigest::of(eng, &self.levels))
+    }
+}
+
+/// What a hierarchy's module levels add to its fingerprint: a hash of their content hashes,
+/// a hash of the identities of the files they read, and their hiera.yaml files in order of
+/// first appearance (with the hash of that list). The same for the same levels whether they
+/// are a shared block or the hierarchy's own: each data-implied node of a 15k-file repository
+/// walked all 500 module levels for its fingerprint and kept 600 file identities.
+#[derive(Debug, Clone)]
+struct ModuleDigest {
+    levels: u64,
+    sources: u64,
+    configs: Vec<usize>,
+    configs_hash: u64,
+}
+
+fn fixed_hasher() -> foldhash::fast::FoldHasher<'static> {
+    use std::hash::BuildHasher as _;
+    foldhash::fast::FixedState::default().build_hasher()
+}
+
+fn hash_ids(ids: &[usize]) -> u64 {
+    use std::hash::Hasher as _;
+    let mut h = fixed_hasher();
+    h.write_usize(ids.len());
+    for &i in ids {
+        h.write_usize(i);
+    }
+    h.finish()
+}
+
+impl ModuleDigest {
+    fn of(eng: &Engine, levels: &[Arc<ResolvedLevel>]) -> ModuleDigest {
+        use std::hash::Hasher as _;
+        let (mut hl, mut hs) = (fixed_hasher(), fixed_hasher());
+        let mut configs = Vec::new();
+        let mut seen: vfs::FastSet<usize> = Default::default();
+        for l in levels {
+            hl.write_u64(l.content_hash());
+            for &id in l.source_ids(eng) {
+                hs.write_usize(id);
+            }
+            if let Some(c) = l.config_id(eng) {
+                if seen.insert(c) {
+                    configs.push(c);
+                }
+            }
+        }
+        let configs_hash = hash_ids(&configs);
+        ModuleDigest {
+            levels: hl.finish(),
+            sources: hs.finish(),
+            configs,
+            configs_hash,
+        }
+    }
 }
 
 impl Levels {
-    pub(crate) fn new(
-        own: Vec<Arc<ResolvedLevel>>,
-        block: Option<Arc<[Arc<ResolvedLevel>]>>,
-    ) -> Levels {
+    pub(crate) fn new(own: Vec<Arc<ResolvedLevel>>, block: Option<Arc<SharedLevels>>) -> Levels {
         Levels { own, block }
     }
 
+    fn block_levels(&self) -> &[Arc<ResolvedLevel>] {
+        self.block.as_deref().map_or(&[], |b| &b.levels)
+    }
+
     pub fn len(&self) -> usize {
-        self.own.len() + self.block.as_ref().map_or(0, |b| b.len())
+        self.own.len() + self.block_levels().len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -618,9 +706,7 @@ impl Levels {
     }
 
     pub fn iter(&self) -> LevelsIter<'_> {
-        self.own
-            .iter()
-            .chain(self.block.as_deref().unwrap_or(&[]).iter())
+        self.own.iter().chain(self.block_levels().iter())
     }
 
     /// Whether the module levels are a block shared with other hierarchies.
@@ -631,7 +717,7 @@ impl Levels {
     pub fn get(&self, i: usize) -> Option<&Arc<ResolvedLevel>> {
         match self.own.get(i) {
             Some(l) => Some(l),
-            None => self.block.as_ref()?.get(i - self.own.len()),
+            None => self.block_levels().get(i - self.own.len()),
         }
     }
 }
@@ -708,14 +794,20 @@ impl ResolvedHierarchy {
         use std::hash::{Hash as _, Hasher};
         // A fixed-seed hasher: fingerprints only group and key in-process caches.
         let mut h = foldhash::fast::FixedState::default().build_hasher();
-        for l in &self.levels {
+        // The module levels count through their digest, the same whether they are the
+        // hierarchy's own or a shared block (`ModuleDigest`).
+        for l in self.levels.iter().take(self.module_start) {
             h.write_u64(l.content_hash());
         }
+        h.write_u64(self.module_levels);
         for (p, e) in &self.errors {
             p.hash(&mut h);
             e.message.hash(&mut h);
         }
         self.sources.hash(&mut h);
+        self.configs.hash(&mut h);
+        h.write_u64(self.module_sources);
+        h.write_u64(self.module_configs);
         h.finish()
     }
 }
@@ -763,35 +855,62 @@ impl Session<'_> {
             let (levels, errors) = cx.resolved_levels();
             (Levels::from(levels), errors)
         };
-        let mut sources = Vec::with_capacity(levels.len());
+        // The module levels come last: a shared block, or the hierarchy's own from the first
+        // module level on.
+        let module_start = if levels.shares_block() {
+            levels.own.len()
+        } else {
+            levels
+                .own
+                .iter()
+                .position(|l| matches!(l.layer, Place::Module(_)))
+                .unwrap_or(levels.own.len())
+        };
+        let mut sources = Vec::new();
         let mut configs: Vec<usize> = Vec::new();
-        // A set beside the list: a module layer's levels all name its hiera.yaml, and a
-        // modulepath can hold hundreds of modules. By text id, kept in each (shared) level:
-        // comparing and hashing the paths was 14% of a 15k-file run without facts.
+        // A set beside the list (a hierarchy names few hiera.yaml files before its modules').
         let mut seen: crate::engine::vfs::FastSet<usize> = Default::default();
-        // One hiera.yaml per layer at most: sized for every module's (growing it rehashed
-        // every id several times per node, 2.5% of a 15k-file run without facts).
-        seen.reserve(self.engine.module_list().len() + 2);
-        let mut last = None;
-        for l in &levels {
+        for l in &levels.own[..module_start] {
             if let Some(c) = l.config_id(self.engine) {
-                // A layer's levels are contiguous and name one hiera.yaml.
-                if last != Some(c) {
-                    last = Some(c);
-                    if seen.insert(c) {
-                        configs.push(c);
-                    }
+                if seen.insert(c) {
+                    configs.push(c);
                 }
             }
             sources.extend_from_slice(l.source_ids(self.engine));
         }
-        sources.extend(configs);
+        let own_digest;
+        let digest = match &levels.block {
+            Some(b) => b.digest(self.engine),
+            None => {
+                own_digest = ModuleDigest::of(self.engine, &levels.own[module_start..]);
+                &own_digest
+            }
+        };
+        // The module hiera.yaml files named before the module levels (none, in practice) are
+        // not named again.
+        let module_configs = if digest.configs.iter().any(|c| seen.contains(c)) {
+            let rest: Vec<usize> = digest
+                .configs
+                .iter()
+                .copied()
+                .filter(|c| !seen.contains(c))
+                .collect();
+            hash_ids(&rest)
+        } else {
+            digest.configs_hash
+        };
+        let (module_levels, module_sources) = (digest.levels, digest.sources);
         ResolvedHierarchy {
             layers: Default::default(),
             levels,
             errors,
             warnings: cx.warnings.into_inner(),
             sources,
+            configs,
+            module_start,
+            module_levels,
+            module_sources,
+            module_configs,
         }
     }
 
