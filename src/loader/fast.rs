@@ -17,13 +17,16 @@
 //! nested flow collections, explicit keys, directives, a second document, a root scalar, an
 //! indentation saphyr would refuse) makes it give up.
 //!
-//! saphyr's spans have quirks this reader reproduces (each is pinned by a test below):
-//! a quoted scalar, a flow collection's closing bracket and a block-context quoted scalar end
-//! after the blanks and comment that follow on their line, while a plain scalar ends at its last
-//! character; a missing value is an empty plain scalar at the `:`, a missing sequence entry one
-//! just after the `-`; a block sequence written at its parent key's indentation starts at its
-//! first entry's content, an indented one at its first `-`; a collection ends at the next token,
-//! or at the end of the text.
+//! saphyr's spans have quirks this reader reproduces (each pinned by `fast/tests.rs`): a
+//! quoted scalar in block context and a flow collection's closing bracket end after the blanks
+//! and comment that follow on their line, a quoted scalar inside a flow collection after the
+//! blanks that follow it, an opening bracket after the blanks that follow it, while a plain
+//! scalar ends at its last character; a missing value is an empty plain scalar at the `:`, a
+//! missing sequence entry one after the blanks that follow the `-`; a block sequence written at
+//! its parent key's indentation starts at its first entry's content, an indented one at its
+//! first `-`; a collection ends at the next token, or at the end of the text (those indented
+//! deeper than the last line's length where the text stops, the others at the start of a
+//! next line when the text does not end with a line break).
 
 use saphyr_parser::{Event, Marker, ScalarStyle, Span};
 use std::borrow::Cow;
