@@ -165,7 +165,7 @@ pub fn split_key(key: &str) -> Result<Vec<Segment>, KeySyntaxError> {
 }
 
 /// An ASCII identifier: a letter or `_`, then letters, digits and `_`.
-fn is_ident(s: &str) -> bool {
+pub(crate) fn is_ident(s: &str) -> bool {
     let mut b = s.bytes();
     b.next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')

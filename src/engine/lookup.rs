@@ -3255,12 +3255,7 @@ fn data_format(function: &str) -> Option<Format> {
 /// string segments (no quotes, spaces or digit-only segments), without allocating them.
 /// `None` for anything else.
 fn probe_plain(scope: &Scope, expr: &str) -> Option<Probe> {
-    let ident = |s: &str| {
-        let mut b = s.bytes();
-        b.next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
-            && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
-    };
+    let ident = crate::interp::is_ident;
     let mut parts = expr.split('.');
     let root = parts.next()?;
     // Most roots hold no `:` (`facts`, `trusted`): no substring searcher for them (building

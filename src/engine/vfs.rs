@@ -244,13 +244,11 @@ impl FsVfs {
             if parent.as_os_str().is_empty() || name == ".." {
                 return false;
             }
-            let listed = self.listings.read().ok().and_then(|m| {
-                m.get(&PathRef(parent)).and_then(|l| match l {
-                    Listing::Names(n) => Some(!n.contains(name)),
-                    Listing::Unlisted => Some(false),
-                    Listing::Counting(_) => None,
-                })
-            });
+            let listed = self
+                .listings
+                .read()
+                .ok()
+                .and_then(|m| m.get(&PathRef(parent)).and_then(|l| l.absent(name)));
             if let Some(answer) = listed {
                 return answer;
             }
@@ -334,11 +332,13 @@ enum Listing {
 
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 impl Listing {
-    /// `Some(true)`: no entry is named `name`; `Some(false)`: one is; `None`: not listed.
+    /// `Some(true)`: no entry is named `name`; `Some(false)`: one is, or the directory could
+    /// not be listed (`stat` decides); `None`: not listed yet.
     fn absent(&self, name: &std::ffi::OsStr) -> Option<bool> {
         match self {
             Listing::Names(n) => Some(!n.contains(name)),
-            Listing::Counting(_) | Listing::Unlisted => None,
+            Listing::Unlisted => Some(false),
+            Listing::Counting(_) => None,
         }
     }
 }

@@ -713,9 +713,9 @@ enum IntParse {
 
 /// Ruby's `Integer(string)` on what `integer_form` accepted, separators removed: a prefix picks
 /// the radix (`0b`, `0o`, `0x`, a bare leading `0` is octal).
-fn ruby_integer(s: &str) -> IntParse {
-    let (neg, body) = sign(s.as_bytes());
-    let (radix, digits) = if let Some(r) = body.strip_prefix(b"0b") {
+/// The radix and digits of an unsigned integer body: `0b`, `0x`, a leading `0`, or decimal.
+fn radix_digits(body: &[u8]) -> (u32, &[u8]) {
+    if let Some(r) = body.strip_prefix(b"0b") {
         (2, r)
     } else if let Some(r) = body.strip_prefix(b"0x") {
         (16, r)
@@ -723,7 +723,12 @@ fn ruby_integer(s: &str) -> IntParse {
         (8, &body[1..])
     } else {
         (10, body)
-    };
+    }
+}
+
+fn ruby_integer(s: &str) -> IntParse {
+    let (neg, body) = sign(s.as_bytes());
+    let (radix, digits) = radix_digits(body);
     if digits.is_empty() {
         return IntParse::Invalid;
     }
@@ -1121,15 +1126,7 @@ mod tests {
         ];
         for b in bodies {
             let (neg, body) = sign(b.as_bytes());
-            let (radix, digits) = if let Some(r) = body.strip_prefix(b"0b") {
-                (2, r)
-            } else if let Some(r) = body.strip_prefix(b"0x") {
-                (16, r)
-            } else if body.len() > 1 && body[0] == b'0' {
-                (8, &body[1..])
-            } else {
-                (10, body)
-            };
+            let (radix, digits) = radix_digits(body);
             let slow = if digits.is_empty() || !digits.iter().all(|&c| (c as char).is_digit(radix))
             {
                 None

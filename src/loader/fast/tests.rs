@@ -97,29 +97,31 @@ fn leaves_everything_else_to_saphyr() {
     }
 }
 
+/// The texts of the YAML files (`.yaml`, `.yml`, `.eyaml`) under `dir`, in walk order.
+fn yaml_texts(dir: &std::path::Path) -> impl Iterator<Item = String> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e.file_type().is_file()
+                && e.path()
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| matches!(x, "yaml" | "yml" | "eyaml"))
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+}
+
 /// Every YAML file in the repository's fixtures: the fast reader agrees with saphyr wherever it
 /// reads, and reads most of them (the test fails if it stops reading).
 #[test]
 fn agrees_on_every_fixture() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let (mut seen, mut read) = (0, 0);
-    for entry in walkdir::WalkDir::new(&root).sort_by_file_name() {
-        let entry = entry.unwrap();
-        let path = entry.path();
-        let yaml = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e, "yaml" | "yml" | "eyaml"));
-        if !entry.file_type().is_file() || !yaml {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
+    for text in yaml_texts(&root) {
         seen += 1;
-        if agree(&text) {
-            read += 1;
-        }
+        read += usize::from(agree(&text));
     }
     assert!(seen > 1000, "{seen} fixture files");
     eprintln!("the fast reader read {read} of {seen} fixture files");
@@ -414,26 +416,9 @@ fn agrees_on_trees() {
     let dirs = std::env::var("HIERALINT_FAST_YAML_DIRS").unwrap_or_default();
     let (mut seen, mut read) = (0, 0);
     for dir in dirs.split(':').filter(|d| !d.is_empty()) {
-        for entry in walkdir::WalkDir::new(dir)
-            .sort_by_file_name()
-            .into_iter()
-            .flatten()
-        {
-            let path = entry.path();
-            let yaml = path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e, "yaml" | "yml" | "eyaml"));
-            if !entry.file_type().is_file() || !yaml {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(path) else {
-                continue;
-            };
+        for text in yaml_texts(std::path::Path::new(dir)) {
             seen += 1;
-            if agree(&text) {
-                read += 1;
-            }
+            read += usize::from(agree(&text));
         }
     }
     eprintln!("the fast reader read {read} of {seen} files");
