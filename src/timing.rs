@@ -6,7 +6,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 static ON: OnceLock<bool> = OnceLock::new();
-static MARKS: Mutex<Vec<(&'static str, Instant, f64)>> = Mutex::new(Vec::new());
+static MARKS: Mutex<Vec<(&'static str, Instant, f64, f64)>> = Mutex::new(Vec::new());
 static START: OnceLock<Instant> = OnceLock::new();
 /// How long each rule ran, summed over its calls (file rules run once per file; rules run in
 /// parallel: the times overlap).
@@ -35,13 +35,23 @@ fn cpu_ms() -> f64 {
     0.0
 }
 
+/// The process's resident memory now, in MiB (Linux; 0 elsewhere). Fresh pages are zeroed by
+/// the kernel when first touched, a cost perf shows as a large share of a run's CPU.
+fn rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<f64>().ok())
+        .map_or(0.0, |pages| pages * 4096.0 / (1024.0 * 1024.0))
+}
+
 /// Records that the phase named `what` ends now, with the CPU time spent so far (a phase's
-/// CPU time over its wall time says how parallel it ran).
+/// CPU time over its wall time says how parallel it ran) and the resident memory.
 pub fn mark(what: &'static str) {
     if on() {
         let cpu = cpu_ms();
+        let rss = rss_mib();
         if let Ok(mut m) = MARKS.lock() {
-            m.push((what, Instant::now(), cpu));
+            m.push((what, Instant::now(), cpu, rss));
         }
     }
 }
@@ -73,9 +83,9 @@ pub fn report() {
     let Ok(m) = MARKS.lock() else { return };
     let mut prev = start;
     let mut prev_cpu = 0.0;
-    for (what, t, cpu) in m.iter() {
+    for (what, t, cpu, rss) in m.iter() {
         eprintln!(
-            "hieralint timing: {what:<14} {:>8.2} ms (at {:>8.2} ms), cpu {:>8.2} ms",
+            "hieralint timing: {what:<14} {:>8.2} ms (at {:>8.2} ms), cpu {:>8.2} ms, rss {rss:>6.1} MiB",
             t.duration_since(prev).as_secs_f64() * 1e3,
             t.duration_since(start).as_secs_f64() * 1e3,
             cpu - prev_cpu
