@@ -627,6 +627,10 @@ impl SharedLevels {
         }
     }
 
+    pub fn levels(&self) -> &[Arc<ResolvedLevel>] {
+        &self.levels
+    }
+
     fn digest(&self, eng: &Engine) -> &ModuleDigest {
         self.digest
             .get_or_init(|| ModuleDigest::of(eng, &self.levels))
@@ -707,6 +711,12 @@ impl Levels {
 
     pub fn iter(&self) -> LevelsIter<'_> {
         self.own.iter().chain(self.block_levels().iter())
+    }
+
+    /// The hierarchy's own levels, then its shared block of module levels (if any): for
+    /// work that can be done once per block instead of once per hierarchy holding it.
+    pub fn parts(&self) -> (&[Arc<ResolvedLevel>], Option<&Arc<SharedLevels>>) {
+        (&self.own, self.block.as_ref())
     }
 
     /// Whether the module levels are a block shared with other hierarchies.

@@ -553,19 +553,28 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     // common data), so most of a group's levels were judged for another group already.
     let mut level_unknown: crate::engine::vfs::FastMap<*const crate::engine::ResolvedLevel, bool> =
         Default::default();
+    let mut is_unknown = |level: &Arc<crate::engine::ResolvedLevel>| {
+        *level_unknown.entry(Arc::as_ptr(level)).or_insert_with(|| {
+            level.locations.iter().flatten().any(|loc| {
+                loc.exists && !loc.is_uri && !infos.contains_key(&PathRef(Path::new(&loc.location)))
+            })
+        })
+    };
+    // A block of module levels is shared by many hierarchies (every data-implied node's):
+    // judged once, not once per hierarchy holding it.
+    let mut block_unknown: crate::engine::vfs::FastMap<*const crate::engine::SharedLevels, bool> =
+        Default::default();
     let unknown: Vec<bool> = env
         .groups
         .iter()
         .map(|g| {
-            g.hierarchy.levels.iter().any(|level| {
-                *level_unknown.entry(Arc::as_ptr(level)).or_insert_with(|| {
-                    level.locations.iter().flatten().any(|loc| {
-                        loc.exists
-                            && !loc.is_uri
-                            && !infos.contains_key(&PathRef(Path::new(&loc.location)))
-                    })
+            let (own, block) = g.hierarchy.levels.parts();
+            own.iter().any(&mut is_unknown)
+                || block.is_some_and(|b| {
+                    *block_unknown
+                        .entry(Arc::as_ptr(b))
+                        .or_insert_with(|| b.levels().iter().any(&mut is_unknown))
                 })
-            })
         })
         .collect();
     // Per candidate key: the files defining it, and whether every value it has is safe.
@@ -627,7 +636,14 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
     let reference = env.reference_session();
     let mut own: Vec<Vec<&str>> = vec![Vec::new(); env.groups.len()];
     let mut mark = vec![false; env.groups.len()];
+    // A safe key is looked up only by groups reading a location the project did not load:
+    // without such a group, no group's test below can pass for it, and walking the readers
+    // of its files (every group, for common data) was most of this rule's time.
+    let any_unknown = unknown.contains(&true);
     for (key, (files, safe)) in keys {
+        if safe && !any_unknown {
+            continue;
+        }
         // The groups whose data define the key (and could fail to merge it).
         let mut groups: Vec<usize> = Vec::new();
         for f in files {
