@@ -16,8 +16,11 @@ use crate::value::{Hash, Value};
 pub struct DataFile {
     pub source: Arc<SourceFile>,
     pub doc: Arc<Document>,
-    /// What the reader gives: the value (YAML symbol keys already strings), or the failure.
-    pub loaded: Result<Value, ParseFailure>,
+    format: Format,
+    /// What the reader gives: the value (YAML symbol keys already strings), or the failure
+    /// ([`DataFile::loaded`]). Converted on first use: most node files of a check without
+    /// facts are read only for their root keys ([`DataFile::root_keys`]), never looked up in.
+    loaded: std::sync::OnceLock<Result<Value, ParseFailure>>,
     /// Key and value spans of the root mapping's entries, by key ([`DataFile::entries`]).
     entries: std::sync::OnceLock<super::vfs::FastMap<Value, (Span, Span)>>,
     /// Root keys whose values need neither validation errors nor interpolation
@@ -79,13 +82,25 @@ impl DataFile {
     /// A data file from the document `source` parses to in `format` (already parsed by the
     /// scanner).
     pub fn from_document(source: Arc<SourceFile>, format: Format, doc: Arc<Document>) -> DataFile {
-        let loaded = match doc.fatal_issue() {
+        DataFile {
+            source,
+            doc,
+            format,
+            loaded: std::sync::OnceLock::new(),
+            entries: std::sync::OnceLock::new(),
+            plain_keys: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// What the reader gives: the value (YAML symbol keys already strings), or the failure.
+    pub fn loaded(&self) -> &Result<Value, ParseFailure> {
+        self.loaded.get_or_init(|| match self.doc.fatal_issue() {
             Some(issue) => Err(ParseFailure {
                 message: issue.message.clone(),
                 with_path: issue.kind != LoadIssueKind::RubyError,
                 span: issue.span,
             }),
-            None => match (&doc.root, format) {
+            None => match (&self.doc.root, self.format) {
                 // A document that is only `~` or `---` is nil for Psych, `false` for yaml_data.
                 (Some(n), Format::Yaml) => Ok(match n.to_value() {
                     Value::Undef => Value::Bool(false),
@@ -101,13 +116,22 @@ impl DataFile {
                     span: Span::empty(0),
                 }),
             },
-        };
-        DataFile {
-            source,
-            doc,
-            loaded,
-            entries: std::sync::OnceLock::new(),
-            plain_keys: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The root keys of the data when [`DataFile::loaded`] is a Hash (`None` otherwise),
+    /// found without converting the values: the keys of [`DataFile::entries`], which are
+    /// that Hash's keys (a root mapping converts to a Hash whose keys are its entries' keys,
+    /// duplicates once, YAML symbol keys as strings; an empty HOCON document is an empty
+    /// Hash). Tested against the conversion on every fixture file.
+    pub fn root_keys(&self) -> Option<&super::vfs::FastMap<Value, (Span, Span)>> {
+        if self.doc.fatal_issue().is_some() {
+            return None;
+        }
+        match (&self.doc.root, self.format) {
+            (Some(n), _) if n.as_map().is_some() => Some(self.entries()),
+            (None, Format::Hocon) => Some(self.entries()),
+            _ => None,
         }
     }
 
@@ -138,7 +162,7 @@ impl DataFile {
     pub fn plain_keys(&self) -> &super::vfs::FastSet<Value> {
         self.plain_keys.get_or_init(|| {
             let mut plain_keys = super::vfs::FastSet::default();
-            if let Ok(Value::Hash(h)) = &self.loaded {
+            if let Ok(Value::Hash(h)) = self.loaded() {
                 plain_keys.reserve(h.len());
                 for (k, v) in h.iter() {
                     if super::types::is_rich_data_value(v) && !has_interpolation(v) {
@@ -152,7 +176,7 @@ impl DataFile {
 
     /// `Unable to parse (<path>): <message>`, as yaml/json/hocon_data raise it.
     pub fn unable_to_parse(&self, path: &Path) -> Option<LookupError> {
-        let f = self.loaded.as_ref().err()?;
+        let f = self.loaded().as_ref().err()?;
         let msg = if f.with_path {
             format!("Unable to parse ({}): {}", path.display(), f.message)
         } else {
@@ -244,7 +268,10 @@ pub fn yaml_hash(
     if let Some(e) = file.unable_to_parse(path) {
         return Err(e);
     }
-    let v = file.loaded.as_ref().map_err(|_| LookupError::lookup(""))?;
+    let v = file
+        .loaded()
+        .as_ref()
+        .map_err(|_| LookupError::lookup(""))?;
     if matches!(v, Value::Hash(_)) {
         return Ok(v.clone());
     }
@@ -277,6 +304,76 @@ mod tests {
         assert!(is_encrypted("x ENC[GPG,a] y"));
         assert!(!is_encrypted("ENC[PKCS7,\nabc]"));
         assert!(!is_encrypted("plain"));
+    }
+
+    /// `root_keys` (read from the document) against the keys of the converted value, for one
+    /// text in one format: both say whether the data is a Hash, and name the same keys.
+    fn root_keys_agree(text: &str, format: Format) -> bool {
+        let source = Arc::new(SourceFile::new("t", text.to_string()));
+        let file = DataFile::parse(source, format);
+        let from_doc: Option<Vec<String>> = file.root_keys().map(|m| {
+            let mut k: Vec<String> = m.keys().map(|k| k.ruby_inspect()).collect();
+            k.sort();
+            k
+        });
+        let converted: Option<Vec<String>> = match file.loaded() {
+            Ok(Value::Hash(h)) => {
+                let mut k: Vec<String> = h.keys().map(|k| k.ruby_inspect()).collect();
+                k.sort();
+                Some(k)
+            }
+            _ => None,
+        };
+        assert_eq!(from_doc, converted, "{format:?}: {text:?}");
+        converted.is_some()
+    }
+
+    #[test]
+    fn root_keys_are_the_converted_hash_keys() {
+        let cases: &[(&str, Format, bool)] = &[
+            ("a: 1\nb: 2\n", Format::Yaml, true),
+            // Duplicates once; a symbol key and the string it names are one key.
+            ("a: 1\na: 2\n:a: 3\n:b: 4\n", Format::Yaml, true),
+            // Merge keys are expanded: their keys are root keys.
+            ("base: &b {x: 1, y: 2}\n<<: *b\nx: 3\n", Format::Yaml, true),
+            ("1: one\n~: nil\ntrue: yes\n", Format::Yaml, true),
+            ("", Format::Yaml, false),
+            ("---\n", Format::Yaml, false),
+            ("- a\n- b\n", Format::Yaml, false),
+            ("just text\n", Format::Yaml, false),
+            ("a: [1\n", Format::Yaml, false),
+            ("a: 2001-02-30\n", Format::Yaml, false),
+            ("{\"a\": 1, \"a\": 2, \"b\": {}}", Format::Json, true),
+            ("[1]", Format::Json, false),
+            ("", Format::Json, false),
+            ("{", Format::Json, false),
+            ("", Format::Hocon, true),
+            ("a = 1\nb { c = 2 }\n", Format::Hocon, true),
+            ("a = ", Format::Hocon, false),
+        ];
+        for &(text, format, hash) in cases {
+            assert_eq!(root_keys_agree(text, format), hash, "{format:?}: {text:?}");
+        }
+        // Every data file of the fixtures, in the format its extension names (but the hostile
+        // ones: their bombs are for the scanner's limits, and fuzzing covers them).
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut hashes = 0;
+        let walk = walkdir::WalkDir::new(root)
+            .into_iter()
+            .filter_entry(|e| e.file_name() != "hostile");
+        for e in walk.flatten() {
+            let format = match e.path().extension().and_then(|x| x.to_str()) {
+                Some("yaml" | "yml" | "eyaml") => Format::Yaml,
+                Some("json") => Format::Json,
+                Some("conf") => Format::Hocon,
+                _ => continue,
+            };
+            let Ok(text) = std::fs::read_to_string(e.path()) else {
+                continue;
+            };
+            hashes += usize::from(root_keys_agree(&text, format));
+        }
+        assert!(hashes > 1000, "{hashes} fixture files hold a Hash");
     }
 
     #[test]

@@ -1927,7 +1927,7 @@ impl<'a> Cx<'a> {
                 if let Some(e) = file.unable_to_parse(&path) {
                     return Err(e);
                 }
-                file.loaded.clone().unwrap_or(Value::Undef)
+                file.loaded().clone().unwrap_or(Value::Undef)
             }
         };
         Ok((v, Some(file)))
@@ -2901,7 +2901,8 @@ impl ResolvedLevel {
                 }
                 match quiet_location(eng, self, &loc.location) {
                     InSignature::Always(id) => ix.always.push((i, id)),
-                    InSignature::ByKeys(id, h) => {
+                    InSignature::ByKeys(id, f) => {
+                        let Some(h) = f.root_keys() else { continue };
                         // Sized up front: most levels have one location (a node file), and
                         // growing the map rehashed it several times per node (4% of a 15k
                         // run without facts).
@@ -3225,17 +3226,18 @@ pub(crate) fn quiet_location(eng: &Engine, level: &ResolvedLevel, location: &str
         return InSignature::Always(0);
     };
     let id = Arc::as_ptr(&f.source) as usize;
-    match &f.loaded {
-        Ok(Value::Hash(h)) => InSignature::ByKeys(id, h.clone()),
-        _ => InSignature::Always(id),
+    match f.root_keys() {
+        Some(_) => InSignature::ByKeys(id, f),
+        None => InSignature::Always(id),
     }
 }
 
 /// How a location enters a lookup's data signature ([`quiet_location`]), with the identity of
 /// the text read (0 when none).
 pub(crate) enum InSignature {
-    /// Only for a lookup of one of the root keys of this data.
-    ByKeys(usize, Arc<Hash>),
+    /// Only for a lookup of one of the root keys of this data (a file whose
+    /// [`DataFile::root_keys`] are some).
+    ByKeys(usize, Arc<super::data::DataFile>),
     /// Always.
     Always(usize),
 }
