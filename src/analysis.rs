@@ -784,18 +784,7 @@ impl Deltas {
         };
         // Keys of the locations of a level at index `i` (all of them for `None`), and whether
         // one of those locations always counts.
-        let keys_at = |lv: &ResolvedLevel, i: Option<u32>| -> (Vec<Value>, bool) {
-            let ix = lv.index(engine);
-            let hit = |j: u32| i.is_none_or(|i| i == j);
-            let always = ix.always.iter().any(|&(j, _)| hit(j));
-            let keys = ix
-                .by_key
-                .iter()
-                .filter(|(_, v)| v.iter().any(|&(j, _)| hit(j)))
-                .map(|(k, _)| k.clone())
-                .collect();
-            (keys, always)
-        };
+        let keys_at = |lv: &ResolvedLevel, i: Option<u32>| lv.keys_at(engine, i);
         // Each group's differing slots and the keys its locations there define, or `None`
         // when it never shares: in parallel (serial, this was 6% of a 1.5k-file run without
         // facts), then merged in group order.

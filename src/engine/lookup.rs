@@ -2887,6 +2887,60 @@ impl ResolvedLevel {
         })
     }
 
+    /// The root keys the locations of this level define (only location `at`, or all of them)
+    /// and whether one of those locations always counts in a data signature, as
+    /// [`ResolvedLevel::index`] gives them, without building the index when it is not built
+    /// yet: comparing hierarchies (`analysis::Deltas`) asks this of every node level of a
+    /// check without facts, and most are never asked for a signature.
+    pub(crate) fn keys_at(&self, eng: &Engine, at: Option<u32>) -> (Vec<Value>, bool) {
+        let hit = |j: u32| at.is_none_or(|at| at == j);
+        if let Some(ix) = self.index.get() {
+            let always = ix.always.iter().any(|&(j, _)| hit(j));
+            let keys = ix
+                .by_key
+                .iter()
+                .filter(|(_, v)| v.iter().any(|&(j, _)| hit(j)))
+                .map(|(k, _)| k.clone())
+                .collect();
+            return (keys, always);
+        }
+        let mut always = false;
+        let mut files = Vec::new();
+        for (i, loc) in self.locations.iter().flatten().enumerate() {
+            if !hit(i as u32) {
+                continue;
+            }
+            if loc.is_uri {
+                always = true;
+                continue;
+            }
+            if !loc.exists {
+                continue;
+            }
+            match quiet_location(eng, self, &loc.location) {
+                InSignature::Always(_) => always = true,
+                InSignature::ByKeys(_, f) => files.push(f),
+            }
+        }
+        let mut keys: Vec<Value> = Vec::new();
+        match files.as_slice() {
+            [] => {}
+            [f] => keys.extend(f.root_keys().into_iter().flat_map(|h| h.keys().cloned())),
+            _ => {
+                // A key several locations define is listed once, as in the index.
+                let mut seen: super::vfs::FastSet<&Value> = Default::default();
+                for f in &files {
+                    for k in f.root_keys().into_iter().flat_map(|h| h.keys()) {
+                        if seen.insert(k) {
+                            keys.push(k.clone());
+                        }
+                    }
+                }
+            }
+        }
+        (keys, always)
+    }
+
     pub(crate) fn index(&self, eng: &Engine) -> &LevelIndex {
         self.index.get_or_init(|| {
             let mut ix = LevelIndex::default();
