@@ -183,13 +183,20 @@ impl Rule for InterpolatedKeyNotFound {
                 .iter()
                 .map(|t| index.groups_reading(&t.file.source.path))
                 .collect();
-            // The groups that evaluate each key (over every token that looks it up).
+            // The groups that evaluate each key (over every token that looks it up). Tokens of
+            // one file read by the same groups: each key takes a file's readers once (common
+            // data is read by every group, and a key it looks up from many places made lists of
+            // every group again and again, sorted and deduplicated below).
             let mut key_groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            let mut seen: crate::engine::vfs::FastSet<(&str, *const LoadedFile)> =
+                Default::default();
             for (t, gs) in tokens.iter().zip(&token_groups) {
-                key_groups
-                    .entry(t.key.as_str())
-                    .or_default()
-                    .extend_from_slice(gs);
+                if seen.insert((t.key.as_str(), t.file as *const LoadedFile)) {
+                    key_groups
+                        .entry(t.key.as_str())
+                        .or_default()
+                        .extend_from_slice(gs);
+                }
             }
             // The groups in which each key has no value: one lookup for the groups whose data
             // cannot answer differently (`EnvAnalysis::lookup_shared`), then the others in a
