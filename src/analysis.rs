@@ -802,7 +802,17 @@ impl Deltas {
                 }
                 let mut slots: Vec<(u32, u32)> = Vec::new();
                 let mut keys: Vec<Value> = Vec::new();
-                for (p, (gl, rl)) in h.levels.iter().zip(&rh.levels).enumerate() {
+                // Levels of the same shared block at the same places are the same: passed over
+                // as a whole (every one would be below).
+                let ((own, block), (ref_own, ref_block)) = (h.levels.parts(), rh.levels.parts());
+                let same_block = own.len() == ref_own.len()
+                    && matches!((block, ref_block), (Some(a), Some(b)) if Arc::ptr_eq(a, b));
+                let compare = if same_block {
+                    own.len()
+                } else {
+                    h.levels.len()
+                };
+                for (p, (gl, rl)) in h.levels.iter().zip(&rh.levels).enumerate().take(compare) {
                     if Arc::ptr_eq(gl, rl) {
                         continue;
                     }
@@ -936,7 +946,15 @@ impl ReadIndex {
         let mut prev: &crate::engine::Levels = &empty;
         for group in groups {
             let levels = &group.hierarchy.levels;
-            for (p, level) in levels.iter().enumerate() {
+            // The same shared block of module levels at the same place as in the previous
+            // group: every one of its levels would be passed over below (hundreds per group at
+            // 15k files).
+            let (own, block) = levels.parts();
+            let (prev_own, prev_block) = prev.parts();
+            let same_block = own.len() == prev_own.len()
+                && matches!((block, prev_block), (Some(a), Some(b)) if Arc::ptr_eq(a, b));
+            let visit = if same_block { own.len() } else { levels.len() };
+            for (p, level) in levels.iter().enumerate().take(visit) {
                 if prev.get(p).is_some_and(|q| Arc::ptr_eq(q, level)) {
                     continue;
                 }
@@ -964,6 +982,33 @@ impl ReadIndex {
         // duplicates once hung the check on a glob interpolated to `/**/*.yaml`, found by
         // fuzzing `check_env`).
         let n = paths.len();
+        // A shared block's ids once, in order, each at its first place (a later repeat would
+        // be passed over in every group as well): groups holding the block walk one list
+        // instead of looking each of its levels up.
+        let mut block_ids: crate::engine::vfs::FastMap<usize, Vec<u32>> = Default::default();
+        let mut seen = vec![false; n];
+        for group in groups {
+            let Some(block) = group.hierarchy.levels.parts().1 else {
+                continue;
+            };
+            block_ids
+                .entry(Arc::as_ptr(block) as usize)
+                .or_insert_with(|| {
+                    let mut list = Vec::new();
+                    for level in block.levels() {
+                        for &id in &by_level[&(Arc::as_ptr(level) as usize)] {
+                            if !seen[id as usize] {
+                                seen[id as usize] = true;
+                                list.push(id);
+                            }
+                        }
+                    }
+                    for &id in &list {
+                        seen[id as usize] = false;
+                    }
+                    list
+                });
+        }
         let reads: Vec<Vec<u32>> = groups
             .par_iter()
             .enumerate()
@@ -971,13 +1016,22 @@ impl ReadIndex {
                 || vec![usize::MAX; n],
                 |mark, (g, group)| {
                     let mut list = Vec::new();
-                    for level in &group.hierarchy.levels {
-                        for &id in &by_level[&(Arc::as_ptr(level) as usize)] {
-                            if mark[id as usize] != g {
-                                mark[id as usize] = g;
-                                list.push(id);
-                            }
+                    let mut add = |id: u32| {
+                        if mark[id as usize] != g {
+                            mark[id as usize] = g;
+                            list.push(id);
                         }
+                    };
+                    let (own, block) = group.hierarchy.levels.parts();
+                    for level in own {
+                        by_level[&(Arc::as_ptr(level) as usize)]
+                            .iter()
+                            .for_each(|&id| add(id));
+                    }
+                    if let Some(block) = block {
+                        block_ids[&(Arc::as_ptr(block) as usize)]
+                            .iter()
+                            .for_each(|&id| add(id));
                     }
                     list
                 },
