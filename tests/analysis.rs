@@ -68,3 +68,50 @@ fn without_facts_nodes_are_implied_by_file_names() {
     );
     assert!(!env.real_facts);
 }
+
+/// The read index lists each group's files as its hierarchy reads them (every level in order,
+/// its existing file locations, each file at its first place), also where hierarchies share a
+/// block of module levels, which the index lists once per block: checked against that plain
+/// walk for every group of the example control repository and the recorded real repositories
+/// (nodes implied by the data, so many groups hold the same block).
+#[test]
+fn the_read_index_is_the_plain_walk_of_each_hierarchy() {
+    let mut envs = vec![example()];
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/real");
+    let mut repos: Vec<PathBuf> = std::fs::read_dir(&real)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("env"))
+        .filter(|p| p.is_dir())
+        .collect();
+    repos.sort();
+    envs.extend(repos);
+    let (mut groups, mut sharing) = (0, 0);
+    for dir in envs {
+        let (mut project, _) = hieralint::scan::load_project(std::slice::from_ref(&dir));
+        project.puppet = Some(PuppetVersion::V8);
+        for env in &project.analysis().envs {
+            let index = env.read_index();
+            for (g, group) in env.groups.iter().enumerate() {
+                let mut plain: Vec<&std::path::Path> = Vec::new();
+                for level in &group.hierarchy.levels {
+                    for loc in level.locations.iter().flatten() {
+                        let p = std::path::Path::new(&loc.location);
+                        if loc.exists && !loc.is_uri && !plain.contains(&p) {
+                            plain.push(p);
+                        }
+                    }
+                }
+                assert_eq!(
+                    index.files(g).collect::<Vec<_>>(),
+                    plain,
+                    "{} group {g}",
+                    dir.display()
+                );
+                groups += 1;
+                sharing += usize::from(group.hierarchy.levels.shares_block());
+            }
+        }
+    }
+    assert!(sharing >= 10, "{sharing} of {groups} groups share a block");
+}
