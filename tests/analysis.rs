@@ -115,3 +115,64 @@ fn the_read_index_is_the_plain_walk_of_each_hierarchy() {
     }
     assert!(sharing >= 10, "{sharing} of {groups} groups share a block");
 }
+
+/// A file an environment level reads that is also a module's data file is listed once, at its
+/// first place (the environment's level), though the module's levels are a block shared by
+/// every group: the block's list is held once and each group skips what it listed already.
+#[test]
+fn a_module_file_the_environment_reads_is_listed_once() {
+    let root = std::env::temp_dir().join(format!("hieralint-read-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let write = |rel: &str, body: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    };
+    write(
+        "hiera.yaml",
+        "version: 5\nhierarchy:\n  - name: nodes\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: module data too\n    glob: \"../modules/*/data/common.yaml\"\n  - name: common\n    path: common.yaml\n",
+    );
+    write("data/common.yaml", "c: 1\n");
+    for n in ["a", "b", "c"] {
+        write(&format!("data/nodes/{n}.yaml"), &format!("{n}: 1\n"));
+    }
+    for m in ["m1", "m2"] {
+        write(
+            &format!("modules/{m}/hiera.yaml"),
+            "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+        );
+        write(
+            &format!("modules/{m}/data/common.yaml"),
+            &format!("{m}::k: 1\n"),
+        );
+    }
+    let (mut project, _) = hieralint::scan::load_project(std::slice::from_ref(&root));
+    project.puppet = Some(PuppetVersion::V8);
+    let env = &project.analysis().envs[0];
+    let index = env.read_index();
+    let mut sharing = 0;
+    for (g, group) in env.groups.iter().enumerate() {
+        let files: Vec<PathBuf> = index.files(g).map(|p| p.to_path_buf()).collect();
+        let mut plain: Vec<PathBuf> = Vec::new();
+        for level in &group.hierarchy.levels {
+            for loc in level.locations.iter().flatten() {
+                let p = PathBuf::from(&loc.location);
+                if loc.exists && !loc.is_uri && !plain.contains(&p) {
+                    plain.push(p);
+                }
+            }
+        }
+        assert_eq!(files, plain, "group {g}");
+        let module_files = files
+            .iter()
+            .filter(|p| p.to_string_lossy().contains("/modules/"))
+            .count();
+        assert_eq!(module_files, 2, "group {g}: {files:?}");
+        sharing += usize::from(group.hierarchy.levels.shares_block());
+        for p in &files {
+            assert!(index.reads(g, p));
+        }
+    }
+    assert!(sharing >= 2, "{sharing} groups share a block");
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -563,8 +563,6 @@ impl Rule for InterpolationLoop {
                     candidate[g].then(|| {
                         index
                             .file_ids(g)
-                            .iter()
-                            .copied()
                             .filter(|&id| {
                                 edges_by_file
                                     .get(id as usize)
@@ -684,8 +682,7 @@ impl InterpolationLoop {
                 // The variable tokens of the files this group reads, in token order.
                 let mut mine: Vec<usize> = index
                     .file_ids(g)
-                    .iter()
-                    .filter_map(|id| vars_by_file.get(id))
+                    .filter_map(|id| vars_by_file.get(&id))
                     .flatten()
                     .copied()
                     .collect();
