@@ -910,6 +910,8 @@ impl Session<'_> {
             digest.configs_hash
         };
         let (module_levels, module_sources) = (digest.levels, digest.sources);
+        // Kept with the hierarchy for the run (one per fact set or data-implied node).
+        sources.shrink_to_fit();
         ResolvedHierarchy {
             layers: Default::default(),
             levels,
