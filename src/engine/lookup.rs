@@ -2927,22 +2927,23 @@ impl ResolvedLevel {
                 InSignature::ByKeys(_, f) => files.push(f),
             }
         }
-        let mut keys: Vec<Value> = Vec::new();
-        match files.as_slice() {
-            [] => {}
-            [f] => keys.extend(f.root_keys().into_iter().flat_map(|h| h.keys().cloned())),
+        let keys: Vec<Value> = match files.as_slice() {
+            [] => Vec::new(),
+            [f] => f.root_key_list(),
             _ => {
                 // A key several locations define is listed once, as in the index.
-                let mut seen: super::vfs::FastSet<&Value> = Default::default();
+                let mut seen: super::vfs::FastSet<Value> = Default::default();
+                let mut keys = Vec::new();
                 for f in &files {
-                    for k in f.root_keys().into_iter().flat_map(|h| h.keys()) {
-                        if seen.insert(k) {
-                            keys.push(k.clone());
+                    for k in f.root_key_list() {
+                        if seen.insert(k.clone()) {
+                            keys.push(k);
                         }
                     }
                 }
+                keys
             }
-        }
+        };
         (keys, always)
     }
 
@@ -3285,9 +3286,10 @@ pub(crate) fn quiet_location(eng: &Engine, level: &ResolvedLevel, location: &str
         return InSignature::Always(0);
     };
     let id = Arc::as_ptr(&f.source) as usize;
-    match f.root_keys() {
-        Some(_) => InSignature::ByKeys(id, f),
-        None => InSignature::Always(id),
+    if f.is_hash() {
+        InSignature::ByKeys(id, f)
+    } else {
+        InSignature::Always(id)
     }
 }
 
