@@ -90,6 +90,12 @@ fn the_read_index_is_the_plain_walk_of_each_hierarchy() {
     for dir in envs {
         let (mut project, _) = hieralint::scan::load_project(std::slice::from_ref(&dir));
         project.puppet = Some(PuppetVersion::V8);
+        // One thread, so that which groups share a block does not depend on scheduling.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        pool.install(|| project.analysis());
         for env in &project.analysis().envs {
             let index = env.read_index();
             for (g, group) in env.groups.iter().enumerate() {
@@ -133,7 +139,7 @@ fn a_module_file_the_environment_reads_is_listed_once() {
         "version: 5\nhierarchy:\n  - name: nodes\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: module data too\n    glob: \"../modules/*/data/common.yaml\"\n  - name: common\n    path: common.yaml\n",
     );
     write("data/common.yaml", "c: 1\n");
-    for n in ["a", "b", "c"] {
+    for n in ["a", "b", "c", "d", "e", "f"] {
         write(&format!("data/nodes/{n}.yaml"), &format!("{n}: 1\n"));
     }
     for m in ["m1", "m2"] {
@@ -148,6 +154,13 @@ fn a_module_file_the_environment_reads_is_listed_once() {
     }
     let (mut project, _) = hieralint::scan::load_project(std::slice::from_ref(&root));
     project.puppet = Some(PuppetVersion::V8);
+    // One thread: which hierarchies take the module layers as a shared block depends on the
+    // order they are resolved in (a block is kept once a resolution found every layer cached).
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(|| project.analysis());
     let env = &project.analysis().envs[0];
     let index = env.read_index();
     let mut sharing = 0;
