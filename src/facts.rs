@@ -284,8 +284,7 @@ fn map_shape(node: &Node) -> Result<Raw, (String, Span)> {
     };
     let str_of = |k: &str| m.get_value(k).and_then(|v| v.as_str()).map(str::to_string);
     let tagged_facts = node
-        .tag
-        .as_ref()
+        .tag()
         .is_some_and(|t| t.suffix == "ruby/object:Puppet::Node::Facts");
     let wrapper = tagged_facts
         || (m.get_value("values").is_some_and(|v| v.as_map().is_some())

@@ -131,7 +131,7 @@ fn check_scalar_row(row: &J) {
                     assert_eq!(issue.message, message, "{ctx}");
                     // The issue is at the value (or at its tag for a collection).
                     let node = root_value(&doc, "v");
-                    let at_tag = node.tag.as_ref().map(|t| t.span);
+                    let at_tag = node.tag().map(|t| t.span);
                     assert!(
                         issue.span == node.span || Some(issue.span) == at_tag,
                         "{ctx}: issue at {:?}, value at {:?}",
@@ -202,7 +202,7 @@ fn check_scalar_row(row: &J) {
             assert_eq!(node.span.start as usize, offset, "{ctx}");
         }
         // The resolution rule that fired, for untagged plain scalars.
-        if let (Some(s), None) = (node.as_scalar(), &node.tag) {
+        if let (Some(s), None) = (node.as_scalar(), node.tag()) {
             if s.style == ScalarStyle::Plain {
                 let r = s.resolved;
                 let ok = match class {
@@ -572,7 +572,7 @@ fn block_scalars_span_from_indicator_to_content_end() {
     assert_eq!(b.as_str(), Some("x y"));
     let c = &entry(root, "c").value;
     assert_eq!(range(&file, c.span), ((8, 10), (9, 7)));
-    assert_eq!(range(&file, c.tag.as_ref().unwrap().span), ((8, 4), (8, 9)));
+    assert_eq!(range(&file, c.tag().unwrap().span), ((8, 4), (8, 9)));
     assert_eq!(c.as_str(), Some("keep\n\n"));
     // The `# folded` comment after the indicator is found, the block content is not searched.
     assert_eq!(doc.comments.len(), 1);
@@ -621,7 +621,7 @@ fn anchors_and_aliases_keep_spans() {
     let (file, doc) = load(text);
     let root = doc.root.as_ref().unwrap();
     let base = &entry(root, "base").value;
-    assert_eq!(base.anchor.as_deref(), Some("b"));
+    assert_eq!(base.anchor(), Some("b"));
     assert_eq!(range(&file, base.span), ((2, 3), (2, 7)));
     let copy = &entry(root, "copy").value;
     assert!(copy.from_alias);
@@ -631,7 +631,7 @@ fn anchors_and_aliases_keep_spans() {
     assert_eq!(range(&file, entry(copy, "k").key.span), ((2, 3), (2, 4)));
     let list = entry(root, "list").value.as_seq().unwrap();
     assert_eq!(range(&file, list[0].span), ((4, 11), (4, 12)));
-    assert_eq!(list[0].anchor.as_deref(), Some("x"));
+    assert_eq!(list[0].anchor(), Some("x"));
     assert_eq!(range(&file, list[1].span), ((4, 14), (4, 16)));
     assert_eq!(list[1].to_value(), Value::Integer(1));
 }
@@ -702,17 +702,17 @@ fn tags_are_kept_with_spans() {
     let (file, doc) = load(text);
     let root = doc.root.as_ref().unwrap();
     let a = &entry(root, "a").value;
-    let tag = a.tag.as_ref().unwrap();
+    let tag = a.tag().unwrap();
     assert_eq!((tag.handle.as_str(), tag.suffix.as_str()), ("!!", "str"));
     assert_eq!(tag.full(), "tag:yaml.org,2002:str");
     assert_eq!(range(&file, tag.span), ((1, 4), (1, 9)));
     assert_eq!(range(&file, a.span), ((1, 10), (1, 12)));
     assert_eq!(a.to_value(), Value::string("12"));
     let b = &entry(root, "b").value;
-    assert_eq!(b.tag.as_ref().unwrap().full(), "!foo");
+    assert_eq!(b.tag().unwrap().full(), "!foo");
     assert_eq!(range(&file, b.span), ((2, 9), (2, 15)));
     let c = &entry(root, "c").value;
-    assert_eq!(c.tag.as_ref().unwrap().handle, "");
+    assert_eq!(c.tag().unwrap().handle, "");
     assert_eq!(c.to_value(), Value::Integer(7));
 }
 
@@ -1022,7 +1022,7 @@ fn repairs_keep_spans_exact() {
     );
     let (file, doc) = load("a:\n  &port: 443\n");
     let inner = root_value(&doc, "a").as_map().unwrap();
-    assert_eq!(inner.entries[0].key.anchor.as_deref(), Some("port"));
+    assert_eq!(inner.entries[0].key.anchor(), Some("port"));
     assert_eq!(at(&file, &inner.entries[0].value), ((2, 10), (2, 13)));
     let (file, doc) = load("---\n7\t# c\nkey: v\n");
     assert_eq!(at(&file, doc.root.as_ref().unwrap()), ((2, 1), (2, 2)));

@@ -94,7 +94,7 @@ fn check_tree_with(file: &SourceFile, lines: &Lines, root: &Node) -> Result<(), 
     let mut stack: Vec<&Node> = vec![root];
     while let Some(n) = stack.pop() {
         check_span_with(file, lines, n.span, "node")?;
-        if let Some(t) = &n.tag {
+        if let Some(t) = n.tag() {
             check_span_with(file, lines, t.span, "tag")?;
         }
         match &n.kind {

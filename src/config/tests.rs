@@ -45,8 +45,7 @@ fn map(entries: Vec<(Node, Node)>) -> Node {
                 })
                 .collect(),
         }),
-        tag: None,
-        anchor: None,
+        props: None,
         from_alias: false,
     }
 }
@@ -55,8 +54,7 @@ fn seq(items: Vec<Node>) -> Node {
     Node {
         span: Span::default(),
         kind: NodeKind::Seq(items),
-        tag: None,
-        anchor: None,
+        props: None,
         from_alias: false,
     }
 }

@@ -273,8 +273,7 @@ impl Conv<'_> {
         Node {
             span,
             kind,
-            tag: None,
-            anchor: None,
+            props: None,
             from_alias: false,
         }
     }
@@ -289,8 +288,7 @@ fn scalar(span: Span, value: Value, text: &str) -> Node {
             resolved: None,
             text: Arc::from(text),
         }),
-        tag: None,
-        anchor: None,
+        props: None,
         from_alias: false,
     }
 }

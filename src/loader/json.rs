@@ -793,8 +793,7 @@ fn string_node(span: Span, s: Arc<str>) -> Node {
             resolved: None,
             text: s,
         }),
-        tag: None,
-        anchor: None,
+        props: None,
         from_alias: false,
     }
 }
@@ -803,8 +802,7 @@ fn map_node(span: Span, entries: Vec<Entry>) -> Node {
     Node {
         span,
         kind: NodeKind::Map(Mapping { entries }),
-        tag: None,
-        anchor: None,
+        props: None,
         from_alias: false,
     }
 }
@@ -813,8 +811,7 @@ fn seq_node(span: Span, items: Vec<Node>) -> Node {
     Node {
         span,
         kind: NodeKind::Seq(items),
-        tag: None,
-        anchor: None,
+        props: None,
         from_alias: false,
     }
 }

@@ -200,7 +200,7 @@ fn shift_back(doc: &mut Document) {
     let mut stack: Vec<&mut Node> = doc.root.iter_mut().collect();
     while let Some(node) = stack.pop() {
         node.span = back(node.span);
-        if let Some(tag) = &mut node.tag {
+        if let Some(tag) = node.props.as_mut().and_then(|p| p.tag.as_mut()) {
             tag.span = back(tag.span);
         }
         match &mut node.kind {
@@ -870,8 +870,7 @@ impl<'a> Loader<'a> {
                 resolved: resolved.resolution,
                 text,
             }),
-            tag: props.tag.map(Box::new),
-            anchor: props.anchor.map(String::into_boxed_str),
+            props: crate::value::NodeProps::boxed(props.tag, props.anchor),
             from_alias: false,
         };
         self.finish_node(node, props.anchor_id, 1, 0)
@@ -923,7 +922,13 @@ impl<'a> Loader<'a> {
         let mut node = anchored.node.clone();
         node.span = Span::new(start, end);
         node.from_alias = true;
-        node.anchor = None;
+        // The copy is not itself anchored.
+        if let Some(p) = &mut node.props {
+            p.anchor = None;
+            if p.tag.is_none() {
+                node.props = None;
+            }
+        }
         self.finish_node(node, 0, count, height)
     }
 
@@ -953,8 +958,7 @@ impl<'a> Loader<'a> {
             kind: NodeKind::Map(Mapping {
                 entries: entries.clone(),
             }),
-            tag: None,
-            anchor: None,
+            props: None,
             from_alias: true,
         };
         Some((node, frame.count, frame.height))
@@ -1109,8 +1113,7 @@ impl<'a> Loader<'a> {
         let node = Node {
             span,
             kind: node_kind,
-            tag: props.tag.map(Box::new),
-            anchor: props.anchor.map(String::into_boxed_str),
+            props: crate::value::NodeProps::boxed(props.tag, props.anchor),
             from_alias: false,
         };
         self.finish_node(node, props.anchor_id, count, height)
@@ -1509,8 +1512,7 @@ impl<'a> Loader<'a> {
         };
         let b = self.text.as_bytes();
         let key_start =
-            key.tag
-                .as_ref()
+            key.tag()
                 .map_or(key.span.start, |t| t.span.start.min(key.span.start)) as usize;
         let mut i = key.span.end as usize;
         while i < b.len() {
@@ -3156,8 +3158,7 @@ fn find_block_indicator(b: &[u8], from: usize, to: usize) -> Option<usize> {
 fn is_merge_key(key: &Node) -> bool {
     key.as_str() == Some("<<")
         && key
-            .tag
-            .as_ref()
+            .tag()
             .is_none_or(|t| t.full() != "tag:yaml.org,2002:str")
 }
 

@@ -62,7 +62,7 @@ fn check(file: &LoadedFile, certain: bool, sink: &mut Sink) {
             .unwrap_or(&issue.message);
         // A tagged scalar's issue spans its value: point at its tag instead.
         let span = tree::find_at(&scalars, issue.span)
-            .and_then(|s| s.node.tag.as_ref())
+            .and_then(|s| s.node.tag())
             .map_or(issue.span, |t| t.span);
         let written = src.slice(span);
         let message = if written.starts_with('!') {

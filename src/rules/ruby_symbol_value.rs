@@ -40,8 +40,7 @@ impl Rule for RubySymbolValue {
             };
             let span = at
                 .node
-                .tag
-                .as_ref()
+                .tag()
                 .map_or(at.node.span, |t| t.span.cover(at.node.span));
             let shown = Value::Symbol(name.clone()).ruby_inspect();
             sink.report(

@@ -68,7 +68,7 @@ pub fn find_at<'s, 'a>(scalars: &'s [ScalarAt<'a>], span: Span) -> Option<&'s Sc
 /// The source text of a single-line scalar, when it is exactly its value (a plain scalar on one
 /// line: what it says is what it means). `None` when quoting it could change the value.
 pub fn single_line_plain<'a>(file: &'a SourceFile, at: &ScalarAt<'_>) -> Option<&'a str> {
-    if at.scalar.style != ScalarStyle::Plain || at.node.tag.is_some() {
+    if at.scalar.style != ScalarStyle::Plain || at.node.tag().is_some() {
         return None;
     }
     let src = file.slice(at.node.span);

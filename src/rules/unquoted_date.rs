@@ -82,7 +82,7 @@ fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
                         title: "quote the date".into(),
                     });
             }
-            None if at.is_some_and(|a| a.node.tag.is_some()) => {
+            None if at.is_some_and(|a| a.node.tag().is_some()) => {
                 d = d.note("remove the tag and quote the value to keep it as a string");
             }
             None => {

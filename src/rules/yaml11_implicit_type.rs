@@ -166,7 +166,7 @@ fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
         file.module_name().is_some() && file.role != crate::project::FileRole::HieraConfig;
     for &at in sink.scalars(root).iter() {
         let s = at.scalar;
-        if s.style != crate::value::ScalarStyle::Plain || at.node.tag.is_some() {
+        if s.style != crate::value::ScalarStyle::Plain || at.node.tag().is_some() {
             continue;
         }
         let Some(surprise) = classify(&s.text, s.resolved, &s.value, at.is_key) else {
