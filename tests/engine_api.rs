@@ -91,7 +91,7 @@ fn resolved_hierarchy_lists_levels_and_existence() {
         .filter(|l| l.layer == Place::Environment)
         .collect();
     assert_eq!(
-        env.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
+        env.iter().map(|l| &*l.name).collect::<Vec<_>>(),
         vec!["Per-node", "Per-role", "Common"]
     );
     let locs = env[0].locations.as_ref().unwrap();
@@ -104,7 +104,7 @@ fn resolved_hierarchy_lists_levels_and_existence() {
     assert!(h
         .levels
         .iter()
-        .any(|l| l.layer == Place::Module("mymod".into()) && l.name == "Common"));
+        .any(|l| l.layer == Place::Module("mymod".into()) && &*l.name == "Common"));
     // Another node reads other files: another fingerprint.
     let other = {
         let mut facts = Hash::default();

@@ -61,7 +61,7 @@ pub enum LocSpec {
 /// One hierarchy level, version-independent.
 #[derive(Clone, Debug)]
 pub struct EntrySpec {
-    pub name: String,
+    pub name: Arc<str>,
     /// The function kind and name Puppet calls (entry's own, else the defaults').
     pub function: Option<(FunctionKind, String)>,
     /// The datadir before interpolation, relative to the config root.
@@ -81,7 +81,7 @@ pub struct EntrySpec {
 pub struct LayerConfig {
     pub version: u32,
     /// The hiera.yaml path, `None` for Puppet's built-in configurations.
-    pub config_path: Option<PathBuf>,
+    pub config_path: Option<Arc<std::path::Path>>,
     /// The directory relative paths start from.
     pub root: PathBuf,
     pub file: Option<Arc<SourceFile>>,
@@ -108,7 +108,7 @@ impl LayerConfig {
         ));
         e.issue_code = true;
         if let Some(p) = &self.config_path {
-            e = e.with_path(p);
+            e = e.with_path(p.to_path_buf());
         }
         e
     }
@@ -145,7 +145,7 @@ impl LayerConfig {
             root: root.to_path_buf(),
             file: None,
             entries: vec![EntrySpec {
-                name: format!("Legacy function '{function_name}'"),
+                name: format!("Legacy function '{function_name}'").into(),
                 function: Some((FunctionKind::V4DataHash, function_name.to_string())),
                 datadir: "data".into(),
                 locations: LocSpec::None,
@@ -276,7 +276,7 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
     let version = model.version.value.number();
     let mut lc = LayerConfig {
         version,
-        config_path: Some(path.to_path_buf()),
+        config_path: Some(Arc::from(path)),
         root: root.clone(),
         file: Some(source.clone()),
         entries: Vec::new(),
@@ -325,7 +325,7 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
                         v
                     });
                     lc.entries.push(EntrySpec {
-                        name: name.clone(),
+                        name: name.as_str().into(),
                         function: Some(function),
                         datadir: b
                             .datadir
@@ -404,7 +404,7 @@ fn entry_spec(
         .effective_function(&model.defaults)
         .map(|f| (f.kind, f.name.value.clone()));
     EntrySpec {
-        name: he.name.value.clone(),
+        name: he.name.value.as_str().into(),
         function,
         datadir,
         locations,

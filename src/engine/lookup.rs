@@ -152,7 +152,7 @@ pub(crate) enum Func {
 
 /// A hierarchy level with its locations resolved (`FunctionProvider`).
 pub(crate) struct EntryProvider {
-    name: String,
+    name: Arc<str>,
     kind: FunctionKind,
     function_name: String,
     func: Func,
@@ -2766,9 +2766,9 @@ impl Engine {
 pub struct ResolvedLevel {
     pub layer: Place,
     /// The layer's hiera.yaml (`None` for Puppet's built-in configurations).
-    pub config_path: Option<PathBuf>,
+    pub config_path: Option<Arc<std::path::Path>>,
     /// The level's name (`Hierarchy entry "<name>"`).
-    pub name: String,
+    pub name: Arc<str>,
     /// True for a module's `default_hierarchy` level.
     pub default_hierarchy: bool,
     pub function_kind: FunctionKind,
@@ -3247,7 +3247,7 @@ impl Cx<'_> {
                     out.push(KeyDefinition {
                         key,
                         layer: lv.layer.clone(),
-                        level: lv.name.clone(),
+                        level: lv.name.to_string(),
                         file: f.source.clone(),
                         key_span: e.key.span,
                         value_span: e.value.span,
