@@ -804,11 +804,8 @@ impl Deltas {
                 let mut keys: Vec<Value> = Vec::new();
                 // Levels of the same shared block at the same places are the same: passed over
                 // as a whole (every one would be below).
-                let ((own, block), (ref_own, ref_block)) = (h.levels.parts(), rh.levels.parts());
-                let same_block = own.len() == ref_own.len()
-                    && matches!((block, ref_block), (Some(a), Some(b)) if Arc::ptr_eq(a, b));
-                let compare = if same_block {
-                    own.len()
+                let compare = if h.levels.same_block_as(&rh.levels) {
+                    h.levels.parts().0.len()
                 } else {
                     h.levels.len()
                 };
@@ -940,6 +937,17 @@ struct GroupReads {
     skip: Vec<u32>,
 }
 
+impl GroupReads {
+    /// The group's file ids in order, given its block's list (or an empty one).
+    fn ids<'a>(&'a self, block: &'a [u32]) -> impl Iterator<Item = u32> + 'a {
+        let skipped = |id: &u32| !self.skip.is_empty() && self.skip.binary_search(id).is_ok();
+        self.own
+            .iter()
+            .copied()
+            .chain(block.iter().copied().filter(move |id| !skipped(id)))
+    }
+}
+
 impl ReadIndex {
     /// Built from the groups' resolved hierarchies. A level shared by many groups (common
     /// data, globs, every module's levels: the engine shares resolved levels between sessions)
@@ -962,11 +970,11 @@ impl ReadIndex {
             // The same shared block of module levels at the same place as in the previous
             // group: every one of its levels would be passed over below (hundreds per group at
             // 15k files).
-            let (own, block) = levels.parts();
-            let (prev_own, prev_block) = prev.parts();
-            let same_block = own.len() == prev_own.len()
-                && matches!((block, prev_block), (Some(a), Some(b)) if Arc::ptr_eq(a, b));
-            let visit = if same_block { own.len() } else { levels.len() };
+            let visit = if levels.same_block_as(prev) {
+                levels.parts().0.len()
+            } else {
+                levels.len()
+            };
             for (p, level) in levels.iter().enumerate().take(visit) {
                 if prev.get(p).is_some_and(|q| Arc::ptr_eq(q, level)) {
                     continue;
@@ -1085,15 +1093,8 @@ impl ReadIndex {
             .map(|list| list.iter().any(|&id| by_id[id as usize].is_some()))
             .collect();
         for (g, r) in reads.iter().enumerate() {
-            let r_block = r.block.filter(|&b| listed_in_block[b as usize]);
-            let block = r_block.map_or(&[][..], |b| blocks[b as usize].as_slice());
-            let ids = r.own.iter().copied().chain(
-                block
-                    .iter()
-                    .copied()
-                    .filter(|id| r.skip.is_empty() || r.skip.binary_search(id).is_err()),
-            );
-            for id in ids {
+            let block = r.block.filter(|&b| listed_in_block[b as usize]);
+            for id in r.ids(block.map_or(&[][..], |b| &blocks[b as usize])) {
                 if let Some(v) = &mut by_id[id as usize] {
                     v.push(g);
                 }
@@ -1122,15 +1123,7 @@ impl ReadIndex {
     /// The ids of the files group `g` reads, in lookup order.
     pub fn file_ids(&self, g: usize) -> impl Iterator<Item = u32> + '_ {
         let r = &self.reads[g];
-        let block = r
-            .block
-            .map_or(&[][..], |b| self.blocks[b as usize].as_slice());
-        r.own.iter().copied().chain(
-            block
-                .iter()
-                .copied()
-                .filter(|id| r.skip.is_empty() || r.skip.binary_search(id).is_err()),
-        )
+        r.ids(r.block.map_or(&[][..], |b| &self.blocks[b as usize]))
     }
 
     /// The id of a file some group reads.

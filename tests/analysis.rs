@@ -69,6 +69,37 @@ fn without_facts_nodes_are_implied_by_file_names() {
     assert!(!env.real_facts);
 }
 
+/// The project at `dir`, analysed without facts on one thread: which data-implied nodes take
+/// the module layers as a shared block depends on the order their hierarchies are resolved in
+/// (a block is kept once a resolution found every layer cached).
+fn analyzed_on_one_thread(dir: &std::path::Path) -> hieralint::project::Project {
+    let (mut project, _) = hieralint::scan::load_project(&[dir.to_path_buf()]);
+    project.puppet = Some(PuppetVersion::V8);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        project.analysis();
+    });
+    project
+}
+
+/// The files a group's hierarchy reads, walked level by level: existing file locations, each
+/// at its first place.
+fn plain_walk(group: &hieralint::analysis::Group) -> Vec<&std::path::Path> {
+    let mut plain: Vec<&std::path::Path> = Vec::new();
+    for level in &group.hierarchy.levels {
+        for loc in level.locations.iter().flatten() {
+            let p = std::path::Path::new(&loc.location);
+            if loc.exists && !loc.is_uri && !plain.contains(&p) {
+                plain.push(p);
+            }
+        }
+    }
+    plain
+}
+
 /// The read index lists each group's files as its hierarchy reads them (every level in order,
 /// its existing file locations, each file at its first place), also where hierarchies share a
 /// block of module levels, which the index lists once per block: checked against that plain
@@ -88,29 +119,13 @@ fn the_read_index_is_the_plain_walk_of_each_hierarchy() {
     envs.extend(repos);
     let (mut groups, mut sharing) = (0, 0);
     for dir in envs {
-        let (mut project, _) = hieralint::scan::load_project(std::slice::from_ref(&dir));
-        project.puppet = Some(PuppetVersion::V8);
-        // One thread, so that which groups share a block does not depend on scheduling.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        pool.install(|| project.analysis());
+        let project = analyzed_on_one_thread(&dir);
         for env in &project.analysis().envs {
             let index = env.read_index();
             for (g, group) in env.groups.iter().enumerate() {
-                let mut plain: Vec<&std::path::Path> = Vec::new();
-                for level in &group.hierarchy.levels {
-                    for loc in level.locations.iter().flatten() {
-                        let p = std::path::Path::new(&loc.location);
-                        if loc.exists && !loc.is_uri && !plain.contains(&p) {
-                            plain.push(p);
-                        }
-                    }
-                }
                 assert_eq!(
                     index.files(g).collect::<Vec<_>>(),
-                    plain,
+                    plain_walk(group),
                     "{} group {g}",
                     dir.display()
                 );
@@ -152,30 +167,13 @@ fn a_module_file_the_environment_reads_is_listed_once() {
             &format!("{m}::k: 1\n"),
         );
     }
-    let (mut project, _) = hieralint::scan::load_project(std::slice::from_ref(&root));
-    project.puppet = Some(PuppetVersion::V8);
-    // One thread: which hierarchies take the module layers as a shared block depends on the
-    // order they are resolved in (a block is kept once a resolution found every layer cached).
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    pool.install(|| project.analysis());
+    let project = analyzed_on_one_thread(&root);
     let env = &project.analysis().envs[0];
     let index = env.read_index();
     let mut sharing = 0;
     for (g, group) in env.groups.iter().enumerate() {
-        let files: Vec<PathBuf> = index.files(g).map(|p| p.to_path_buf()).collect();
-        let mut plain: Vec<PathBuf> = Vec::new();
-        for level in &group.hierarchy.levels {
-            for loc in level.locations.iter().flatten() {
-                let p = PathBuf::from(&loc.location);
-                if loc.exists && !loc.is_uri && !plain.contains(&p) {
-                    plain.push(p);
-                }
-            }
-        }
-        assert_eq!(files, plain, "group {g}");
+        let files: Vec<&std::path::Path> = index.files(g).collect();
+        assert_eq!(files, plain_walk(group), "group {g}");
         let module_files = files
             .iter()
             .filter(|p| p.to_string_lossy().contains("/modules/"))

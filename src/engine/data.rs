@@ -63,6 +63,15 @@ pub fn symkeys_to_string(v: &Value) -> Value {
     }
 }
 
+/// The key a root mapping entry gives the loaded Hash: its converted value, a YAML symbol as a
+/// string (`symkeys_to_string` at the root).
+fn root_key(e: &crate::value::Entry) -> Value {
+    match e.key.to_value() {
+        Value::Symbol(s) => Value::String(s),
+        k => k,
+    }
+}
+
 fn needs_symkeys(v: &Value) -> bool {
     match v {
         Value::Hash(h) => h
@@ -144,15 +153,11 @@ impl DataFile {
     /// keeping its map when it is not built yet: comparing hierarchies asks this once of each
     /// node file, and a map kept per node file was 4 MB of a 5k-file check's peak heap.
     pub fn root_key_list(&self) -> Vec<Value> {
-        if let Some(m) = self.entries.get() {
-            return if self.is_hash() {
-                m.keys().cloned().collect()
-            } else {
-                Vec::new()
-            };
-        }
         if !self.is_hash() {
             return Vec::new();
+        }
+        if let Some(m) = self.entries.get() {
+            return m.keys().cloned().collect();
         }
         let Some(m) = self.doc.root.as_ref().and_then(|r| r.as_map()) else {
             return Vec::new();
@@ -160,11 +165,7 @@ impl DataFile {
         let mut seen: super::vfs::FastSet<Value> = Default::default();
         seen.reserve(m.entries.len());
         let mut out = Vec::with_capacity(m.entries.len());
-        for e in &m.entries {
-            let k = match e.key.to_value() {
-                Value::Symbol(s) => Value::String(s),
-                k => k,
-            };
+        for k in m.entries.iter().map(root_key) {
             if seen.insert(k.clone()) {
                 out.push(k);
             }
@@ -183,11 +184,7 @@ impl DataFile {
             if let Some(m) = self.doc.root.as_ref().and_then(|r| r.as_map()) {
                 entries.reserve(m.entries.len());
                 for e in &m.entries {
-                    let k = match e.key.to_value() {
-                        Value::Symbol(s) => Value::String(s),
-                        k => k,
-                    };
-                    entries.insert(k, (e.key.span, e.value.span));
+                    entries.insert(root_key(e), (e.key.span, e.value.span));
                 }
             }
             entries

@@ -2915,16 +2915,10 @@ impl ResolvedLevel {
             if !hit(i as u32) {
                 continue;
             }
-            if loc.is_uri {
-                always = true;
-                continue;
-            }
-            if !loc.exists {
-                continue;
-            }
-            match quiet_location(eng, self, &loc.location) {
-                InSignature::Always(_) => always = true,
-                InSignature::ByKeys(_, f) => files.push(f),
+            match self.in_signature(eng, loc) {
+                Some(InSignature::Always(_)) => always = true,
+                Some(InSignature::ByKeys(_, f)) => files.push(f),
+                None => {}
             }
         }
         let keys: Vec<Value> = match files.as_slice() {
@@ -2947,21 +2941,24 @@ impl ResolvedLevel {
         (keys, always)
     }
 
+    /// How location `loc` of this level enters a data signature: always (a URI, or what
+    /// [`quiet_location`] says), by its file's root keys, or not at all (a missing file).
+    fn in_signature(&self, eng: &Engine, loc: &LevelLocation) -> Option<InSignature> {
+        if loc.is_uri {
+            return Some(InSignature::Always(0));
+        }
+        loc.exists.then(|| quiet_location(eng, self, &loc.location))
+    }
+
     pub(crate) fn index(&self, eng: &Engine) -> &LevelIndex {
         self.index.get_or_init(|| {
             let mut ix = LevelIndex::default();
             for (i, loc) in self.locations.iter().flatten().enumerate() {
                 let i = i as u32;
-                if loc.is_uri {
-                    ix.always.push((i, 0));
-                    continue;
-                }
-                if !loc.exists {
-                    continue;
-                }
-                match quiet_location(eng, self, &loc.location) {
-                    InSignature::Always(id) => ix.always.push((i, id)),
-                    InSignature::ByKeys(id, f) => {
+                match self.in_signature(eng, loc) {
+                    None => {}
+                    Some(InSignature::Always(id)) => ix.always.push((i, id)),
+                    Some(InSignature::ByKeys(id, f)) => {
                         let Some(h) = f.root_keys() else { continue };
                         // Sized up front: most levels have one location (a node file), and
                         // growing the map rehashed it several times per node (4% of a 15k

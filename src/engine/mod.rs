@@ -719,6 +719,14 @@ impl Levels {
         (&self.own, self.block.as_ref())
     }
 
+    /// Whether `other` holds the same shared block at the same places: then every level from
+    /// the block on is the same `Arc` in both, and a level-by-level comparison can stop at the
+    /// end of the own levels.
+    pub fn same_block_as(&self, other: &Levels) -> bool {
+        self.own.len() == other.own.len()
+            && matches!((&self.block, &other.block), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
+    }
+
     /// Whether the module levels are a block shared with other hierarchies.
     pub fn shares_block(&self) -> bool {
         self.block.is_some()
