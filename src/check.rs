@@ -71,15 +71,20 @@ pub fn run_file_rules(
     sink.diagnostics
 }
 
-/// The project phase (`check_project`) of `enabled`, in parallel.
-pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
-    // Built here, before the parallel rules (see `Rule::needs_analysis`).
+/// Builds the analysis `enabled` needs before the project rules run in parallel (see
+/// `Rule::needs_analysis`); a no-op once built.
+fn prepare_analysis(project: &Project, enabled: &[&'static dyn Rule]) {
     if enabled.iter().any(|r| r.needs_analysis()) {
         project
             .analysis()
             .prepare(enabled.iter().any(|r| r.needs_shared_lookups()));
         crate::timing::mark("analysis");
     }
+}
+
+/// The project phase (`check_project`) of `enabled`, in parallel.
+pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
+    prepare_analysis(project, enabled);
     let per_project: Vec<Vec<Diagnostic>> = enabled
         .par_iter()
         .map(|rule| {
@@ -96,15 +101,26 @@ pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Ve
 /// Runs the rules over a loaded project.
 pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
     crate::progress::phase("checking", project.files.len() + enabled.len());
-    let per_file: Vec<Vec<Diagnostic>> = project
-        .files
-        .par_iter()
-        .map(|file| {
-            let d = run_file_rules(project, file, enabled);
-            crate::progress::inc();
-            d
-        })
-        .collect();
+    // The per-file phase and the analysis the project phase stands on (nodes, hierarchies,
+    // groups, read index, deltas) are independent, so they run side by side: much of the
+    // analysis is serial (the data-implied nodes, the grouping, the read index), and the
+    // per-file rules keep the other core busy meanwhile. No file rule touches the analysis
+    // (it is built inside a `OnceLock`: a file rule waiting on it from a thread that is
+    // building it would deadlock).
+    let (per_file, ()) = rayon::join(
+        || {
+            project
+                .files
+                .par_iter()
+                .map(|file| {
+                    let d = run_file_rules(project, file, enabled);
+                    crate::progress::inc();
+                    d
+                })
+                .collect::<Vec<Vec<Diagnostic>>>()
+        },
+        || prepare_analysis(project, enabled),
+    );
     let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
     crate::timing::mark("file rules");
     all.extend(run_project_rules(project, enabled));
