@@ -748,3 +748,81 @@ fn visibly_defined_keys_are_those_a_lookup_reads() {
         [true, true, false, true, false, false, true, false, false]
     );
 }
+
+/// A cached block of module layers that the interpolation budget cannot hold for a node (its
+/// environment levels used more of the budget than the nodes the block was cached for) is
+/// taken layer by layer, each counted against the budget, as resolving them anew does: the
+/// same levels, layer errors and warnings for every budget, for nodes whose mapped paths take
+/// one interpolation and many.
+#[test]
+fn a_cached_module_block_over_the_budget_resolves_as_each_layer_anew() {
+    fn describe(h: &hieralint::engine::ResolvedHierarchy) -> String {
+        let levels: Vec<String> = h
+            .levels
+            .iter()
+            .map(|l| format!("{:?} {} {:?}", l.layer, l.name, l.locations))
+            .collect();
+        let errors: Vec<String> = h
+            .errors
+            .iter()
+            .map(|(p, e)| format!("{p:?}: {}", e.message))
+            .collect();
+        format!("{levels:#?}\n{errors:#?}\n{:#?}", h.warnings)
+    }
+    let root = tempdir_named("block_over_budget");
+    write(
+        &root,
+        "hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: node\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: per service\n    mapped_paths: [facts.services, s, \"services/%{s}.yaml\"]\n  - name: common\n    path: common.yaml\n",
+    );
+    write(&root, "data/common.yaml", "---\nx: 1\n");
+    for m in ["m1", "m2", "m3", "m4"] {
+        write(
+            &root,
+            &format!("modules/{m}/hiera.yaml"),
+            "---\nversion: 5\nhierarchy:\n  - name: role\n    path: \"roles/%{facts.role}.yaml\"\n  - name: common\n    path: common.yaml\n",
+        );
+        write(
+            &root,
+            &format!("modules/{m}/data/common.yaml"),
+            &format!("---\n{m}::k: 1\n"),
+        );
+    }
+    let scope = |cert: &str, services: usize| {
+        let mut facts = Hash::default();
+        facts.insert(Value::string("role"), Value::string("web"));
+        facts.insert(
+            Value::string("services"),
+            Value::array(
+                (0..services)
+                    .map(|i| Value::string(format!("s{i}")))
+                    .collect(),
+            ),
+        );
+        let trusted = Trusted {
+            certname: Some(cert.into()),
+            ..Default::default()
+        };
+        Arc::new(Scope::for_node(&facts, &trusted, None, "production"))
+    };
+    // Three nodes with one service fill the layer cache and its block; the last has twelve.
+    let nodes = [scope("a", 1), scope("b", 1), scope("c", 1), scope("d", 12)];
+    let mut blocks = 0;
+    for budget in 1..40 {
+        let limits = hieralint::limits::Limits {
+            max_sub_lookups: budget,
+            ..Default::default()
+        };
+        let shared = engine(&root, PuppetVersion::V8).with_limits(limits);
+        for node in &nodes {
+            let fresh = shared.session(node.clone()).fresh_hierarchy();
+            blocks += usize::from(fresh.levels.shares_block());
+            let anew = engine(&root, PuppetVersion::V8)
+                .with_limits(limits)
+                .session(node.clone())
+                .resolved_hierarchy();
+            assert_eq!(describe(&fresh), describe(&anew), "budget {budget}");
+        }
+    }
+    assert!(blocks > 0, "no hierarchy took the cached block");
+}
