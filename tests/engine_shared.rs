@@ -401,6 +401,33 @@ fn eyaml_values_from_the_session_cache_still_count_their_reads() {
     }
 }
 
+/// A resolved hierarchy as text, for comparing two resolutions: every level (layer, hiera.yaml,
+/// name, default or not, function, locations), the layer errors and the warnings, in order.
+fn describe_hierarchy(h: &hieralint::engine::ResolvedHierarchy) -> String {
+    let levels: Vec<String> = h
+        .levels
+        .iter()
+        .map(|l| {
+            format!(
+                "{:?} {:?} {} {} {:?} {} {:?}",
+                l.layer,
+                l.config_path,
+                l.name,
+                l.default_hierarchy,
+                l.function_kind,
+                l.function,
+                l.locations
+            )
+        })
+        .collect();
+    let errors: Vec<String> = h
+        .errors
+        .iter()
+        .map(|(p, e)| format!("{p:?}: {}", e.message))
+        .collect();
+    format!("{levels:#?}\n{errors:#?}\n{:#?}", h.warnings)
+}
+
 /// A node's hierarchy resolved afresh (`Session::fresh_hierarchy`: module layers from the
 /// engine's layer cache, filled by the nodes resolved before it) is the hierarchy an engine of
 /// its own resolves layer by layer (`Session::resolved_hierarchy` on a new engine): the same
@@ -409,30 +436,6 @@ fn eyaml_values_from_the_session_cache_still_count_their_reads() {
 /// configurations, module hierarchies reading facts), for nodes that read alike and differ.
 #[test]
 fn cached_module_layers_resolve_as_each_layer_anew() {
-    fn describe(h: &hieralint::engine::ResolvedHierarchy) -> String {
-        let levels: Vec<String> = h
-            .levels
-            .iter()
-            .map(|l| {
-                format!(
-                    "{:?} {:?} {} {} {:?} {} {:?}",
-                    l.layer,
-                    l.config_path,
-                    l.name,
-                    l.default_hierarchy,
-                    l.function_kind,
-                    l.function,
-                    l.locations
-                )
-            })
-            .collect();
-        let errors: Vec<String> = h
-            .errors
-            .iter()
-            .map(|(p, e)| format!("{p:?}: {}", e.message))
-            .collect();
-        format!("{levels:#?}\n{errors:#?}\n{:#?}", h.warnings)
-    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/conformance");
     let mut envs: Vec<std::path::PathBuf> = Vec::new();
     for area in std::fs::read_dir(&root).unwrap().flatten() {
@@ -521,8 +524,8 @@ fn cached_module_layers_resolve_as_each_layer_anew() {
                 let scope = Arc::new(scope.clone());
                 let fresh = shared.session(scope.clone()).fresh_hierarchy();
                 blocks += usize::from(fresh.levels.shares_block());
-                let got = describe(&fresh);
-                let want = describe(
+                let got = describe_hierarchy(&fresh);
+                let want = describe_hierarchy(
                     &engine(env, puppet)
                         .session(scope.clone())
                         .resolved_hierarchy(),
@@ -756,19 +759,6 @@ fn visibly_defined_keys_are_those_a_lookup_reads() {
 /// one interpolation and many.
 #[test]
 fn a_cached_module_block_over_the_budget_resolves_as_each_layer_anew() {
-    fn describe(h: &hieralint::engine::ResolvedHierarchy) -> String {
-        let levels: Vec<String> = h
-            .levels
-            .iter()
-            .map(|l| format!("{:?} {} {:?}", l.layer, l.name, l.locations))
-            .collect();
-        let errors: Vec<String> = h
-            .errors
-            .iter()
-            .map(|(p, e)| format!("{p:?}: {}", e.message))
-            .collect();
-        format!("{levels:#?}\n{errors:#?}\n{:#?}", h.warnings)
-    }
     let root = tempdir_named("block_over_budget");
     write(
         &root,
@@ -821,7 +811,11 @@ fn a_cached_module_block_over_the_budget_resolves_as_each_layer_anew() {
                 .with_limits(limits)
                 .session(node.clone())
                 .resolved_hierarchy();
-            assert_eq!(describe(&fresh), describe(&anew), "budget {budget}");
+            assert_eq!(
+                describe_hierarchy(&fresh),
+                describe_hierarchy(&anew),
+                "budget {budget}"
+            );
         }
     }
     assert!(blocks > 0, "no hierarchy took the cached block");

@@ -3021,7 +3021,7 @@ impl Cx<'_> {
             Miss(Place, R<Option<Rc<LayerProvider>>>, Vec<String>),
             /// Every module layer, from the cached block: taken whole when the interpolation
             /// budget holds it, else layer by layer as `Hit`s.
-            Block,
+            Block(Arc<super::levels::ModuleBlock>),
         }
         let modules = self.eng.module_list();
         let mut layers = Vec::with_capacity(modules.len() + 2);
@@ -3048,7 +3048,7 @@ impl Cx<'_> {
                     self.warn(w.clone());
                 }
             }
-            layers.push(Layer::Block);
+            layers.push(Layer::Block(b.clone()));
         } else {
             let mut hits: Vec<Arc<super::levels::CachedLayer>> = Vec::new();
             self.eng.layers.with(self.scope, |cached| {
@@ -3082,7 +3082,7 @@ impl Cx<'_> {
             .iter()
             .map(|l| match l {
                 Layer::Hit(c) => c.levels.len(),
-                Layer::Block => 0,
+                Layer::Block(_) => 0,
                 Layer::Miss(..) => 4,
             })
             .sum();
@@ -3090,32 +3090,32 @@ impl Cx<'_> {
         let mut errors = Vec::new();
         let mut layers: std::collections::VecDeque<Layer> = layers.into();
         while let Some(layer) = layers.pop_front() {
-            if let (Layer::Block, Some(b)) = (&layer, &block) {
-                let fits =
-                    self.sub_lookups.get() + b.sub_lookups <= self.eng.limits.max_sub_lookups;
-                sharing = Some(fits);
-                if fits {
-                    // Each layer fits too (the block's count is their sum): what taking them
-                    // one by one as `Hit`s does, without touching each (250 modules for
-                    // each of 12,000 nodes at 15k files).
-                    for c in &b.layers {
-                        for w in &c.level_warnings {
-                            self.warn(w.clone());
-                        }
-                        if let Some(e) = &c.error {
-                            errors.push((Place::Module(c.module.clone()), e.clone()));
-                        }
-                    }
-                    self.sub_lookups.set(self.sub_lookups.get() + b.sub_lookups);
-                } else {
-                    levels.reserve(b.levels.levels.len());
-                    for c in b.layers.iter().rev() {
-                        layers.push_front(Layer::Hit(c.clone()));
-                    }
-                }
-                continue;
-            }
             let (place, p, provider_warnings) = match layer {
+                Layer::Block(b) => {
+                    let fits =
+                        self.sub_lookups.get() + b.sub_lookups <= self.eng.limits.max_sub_lookups;
+                    sharing = Some(fits);
+                    if fits {
+                        // Each layer fits too (the block's count is their sum): what taking
+                        // them one by one as `Hit`s does, without touching each (250 modules
+                        // for each of 12,000 nodes at 15k files).
+                        for c in &b.layers {
+                            for w in &c.level_warnings {
+                                self.warn(w.clone());
+                            }
+                            if let Some(e) = &c.error {
+                                errors.push((Place::Module(c.module.clone()), e.clone()));
+                            }
+                        }
+                        self.sub_lookups.set(self.sub_lookups.get() + b.sub_lookups);
+                    } else {
+                        levels.reserve(b.levels.levels.len());
+                        for c in b.layers.iter().rev() {
+                            layers.push_front(Layer::Hit(c.clone()));
+                        }
+                    }
+                    continue;
+                }
                 Layer::Hit(c)
                     if self.sub_lookups.get() + c.sub_lookups
                         <= self.eng.limits.max_sub_lookups =>
@@ -3140,7 +3140,6 @@ impl Cx<'_> {
                     (Place::Module(name), p, w)
                 }
                 Layer::Miss(place, p, w) => (place, p, w),
-                Layer::Block => continue,
             };
             let start = levels.len();
             let sub_before = self.sub_lookups.get();

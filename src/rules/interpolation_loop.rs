@@ -331,17 +331,18 @@ fn group_cycles(reads: &[u32], edges: &[Edge], edges_by_file: &[Vec<usize>]) -> 
     }
     cycles
         .into_iter()
-        .map(|c| Cycle {
-            keys: c.iter().map(|&v| names[v].to_string()).collect(),
-            key_set: {
-                let mut k: Vec<String> = c.iter().map(|&v| names[v].to_string()).collect();
-                k.sort_unstable();
-                k.dedup();
-                k
-            },
-            hops: (0..c.len())
-                .map(|i| hop_edge.get(&(c[i], c[(i + 1) % c.len()])).copied())
-                .collect(),
+        .map(|c| {
+            let keys: Vec<String> = c.iter().map(|&v| names[v].to_string()).collect();
+            let mut key_set = keys.clone();
+            key_set.sort_unstable();
+            key_set.dedup();
+            Cycle {
+                keys,
+                key_set,
+                hops: (0..c.len())
+                    .map(|i| hop_edge.get(&(c[i], c[(i + 1) % c.len()])).copied())
+                    .collect(),
+            }
         })
         .collect()
 }
@@ -444,7 +445,7 @@ impl<'k> Recursions<'k> {
 /// The cycles of group `g` the engine confirms: a lookup of one of the cycle's keys (tried in
 /// the cycle's order) fails with a recursion through exactly the cycle's keys.
 /// (Both sides are borrowed: at 15k files every group confirms the loop seeded in common data,
-/// and cloning hops and message per group was a quarter of the rule.)
+/// 267k findings, and each cloned its hops and message.)
 fn confirmed<'a>(g: usize, cycles: &'a [Cycle], recursions: &'a Recursions) -> Vec<Found<'a>> {
     let mut out = Vec::new();
     for c in cycles {
@@ -568,8 +569,7 @@ impl Rule for InterpolationLoop {
             let mut candidate = vec![false; env.groups.len()];
             for (i, e) in edges.iter().enumerate() {
                 let path = e.file.source.path.as_path();
-                // (Looping first: hashing every edge's path was a third of the rule's own time
-                // at 15k files, for the few edges on a cycle.)
+                // Only edges on a cycle of the whole graph need their file's id.
                 if !looping[i] {
                     continue;
                 }
