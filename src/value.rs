@@ -669,6 +669,27 @@ impl StdHash for Value {
     }
 }
 
+/// A `&str` looked up in a [`Hash`] as the `Value::String` key it spells, without making that
+/// key (`Value::string` allocates one): hashed exactly as `Value::String` hashes, equal only to
+/// a String (not a Symbol) with the same text. Scope probes and sub-key digs look up a key per
+/// segment of every variable a hierarchy reads.
+pub struct StrKey<'a>(pub &'a str);
+
+impl StdHash for StrKey<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        static STRING: std::sync::LazyLock<std::mem::Discriminant<Value>> =
+            std::sync::LazyLock::new(|| std::mem::discriminant(&Value::string("")));
+        STRING.hash(state);
+        self.0.hash(state);
+    }
+}
+
+impl indexmap::Equivalent<Value> for StrKey<'_> {
+    fn equivalent(&self, key: &Value) -> bool {
+        matches!(key, Value::String(s) if **s == *self.0)
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_ruby_s())
@@ -684,6 +705,23 @@ impl From<&str> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn str_keys_find_string_keys_only() {
+        let mut h = Hash::default();
+        for (i, k) in ["role", "", "é", "networking", "a.b"].iter().enumerate() {
+            h.insert(Value::string(*k), Value::Integer(i as i64));
+        }
+        h.insert(Value::Symbol("sym".into()), Value::Integer(9));
+        h.insert(Value::Integer(7), Value::Integer(10));
+        for (i, k) in ["role", "", "é", "networking", "a.b"].iter().enumerate() {
+            assert_eq!(h.get(&StrKey(k)), Some(&Value::Integer(i as i64)), "{k}");
+        }
+        // A Symbol key with the same text is another key (Ruby `eql?`), as is an Integer.
+        assert_eq!(h.get(&StrKey("sym")), None);
+        assert_eq!(h.get(&StrKey("7")), None);
+        assert_eq!(h.get(&StrKey("rol")), None);
+    }
 
     #[test]
     fn eql_distinguishes_numeric_types() {

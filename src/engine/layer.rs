@@ -52,10 +52,80 @@ impl Place {
 #[derive(Clone, Debug)]
 pub enum LocSpec {
     None,
-    Paths(Vec<String>),
-    Globs(Vec<String>),
+    Paths(Vec<Template>),
+    Globs(Vec<Template>),
     Uris(Vec<String>),
     Mapped([String; 3]),
+}
+
+/// A `path` or `glob` of a level, with its `%{...}` tokens found once: a level that reads a
+/// node's own name (`nodes/%{trusted.certname}.yaml`) is resolved again for every node, and
+/// finding the tokens and splitting each variable's key on every resolution was a third of
+/// interpolating the location ([`super::lookup::Cx`] interpolates the parts made here exactly
+/// as it interpolates the text: same reads, same counts, same errors).
+#[derive(Clone, Debug)]
+pub struct Template {
+    pub text: String,
+    /// Whether `text` holds `%{` (Puppet interpolates only such strings; an unterminated
+    /// `%{` is interpolated to itself, with no token).
+    pub(crate) interpolates: bool,
+    /// The tokens of `text`.
+    pub(crate) tokens: Arc<[crate::interp::Token]>,
+    /// Per token: for a variable whose key splits, the key's parts.
+    pub(crate) vars: Arc<[Option<PreVar>]>,
+}
+
+/// A variable token's key made ready: the key as an `Arc` (the scope read it records), its
+/// segments ([`crate::interp::split_key`]), and the name the recursion guard stacks.
+#[derive(Debug)]
+pub(crate) struct PreVar {
+    pub key: Arc<str>,
+    pub segments: Vec<crate::interp::Segment>,
+    pub guard: Arc<str>,
+}
+
+impl Template {
+    pub fn new(text: impl Into<String>) -> Template {
+        let text = text.into();
+        let interpolates = crate::interp::has_interpolation(&text);
+        let tokens: Vec<crate::interp::Token> = if interpolates {
+            crate::interp::tokens(&text)
+        } else {
+            Vec::new()
+        };
+        let vars =
+            tokens
+                .iter()
+                .map(|t| match t.kind {
+                    crate::interp::TokenKind::Variable => crate::interp::split_key(&t.expr)
+                        .ok()
+                        .map(|segments| PreVar {
+                            key: Arc::from(t.expr.as_str()),
+                            segments,
+                            guard: Arc::from(format!("scope:{}", t.expr)),
+                        }),
+                    _ => None,
+                })
+                .collect();
+        Template {
+            text,
+            interpolates,
+            tokens: tokens.into(),
+            vars,
+        }
+    }
+}
+
+impl From<&str> for Template {
+    fn from(s: &str) -> Template {
+        Template::new(s)
+    }
+}
+
+impl From<String> for Template {
+    fn from(s: String) -> Template {
+        Template::new(s)
+    }
 }
 
 /// One hierarchy level, version-independent.
@@ -66,6 +136,10 @@ pub struct EntrySpec {
     pub function: Option<(FunctionKind, String)>,
     /// The datadir before interpolation, relative to the config root.
     pub datadir: String,
+    /// `datadir` joined to the root of the configuration holding this entry (Ruby's
+    /// `Pathname#+`, as text), and whether that text holds `%{`: made once, not on every
+    /// resolution of the level (one per data-implied node for a node-file level).
+    pub(crate) joined_datadir: std::sync::OnceLock<(String, bool)>,
     pub locations: LocSpec,
     pub options: Option<Value>,
     /// v3/v4: the extension appended to paths lacking it.
@@ -124,6 +198,7 @@ impl LayerConfig {
                 name: "Common".into(),
                 function: Some((FunctionKind::DataHash, "yaml_data".into())),
                 datadir: "data".into(),
+                joined_datadir: Default::default(),
                 locations: LocSpec::Paths(vec!["common.yaml".into()]),
                 options: None,
                 extension: None,
@@ -148,6 +223,7 @@ impl LayerConfig {
                 name: format!("Legacy function '{function_name}'").into(),
                 function: Some((FunctionKind::V4DataHash, function_name.to_string())),
                 datadir: "data".into(),
+                joined_datadir: Default::default(),
                 locations: LocSpec::None,
                 options: None,
                 extension: None,
@@ -334,7 +410,10 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
                             .unwrap_or_else(|| {
                                 config::V3Config::DEFAULT_DATADIR_UNDER_CODEDIR.to_string()
                             }),
-                        locations: LocSpec::Paths(hierarchy.clone()),
+                        joined_datadir: Default::default(),
+                        locations: LocSpec::Paths(
+                            hierarchy.iter().map(|h| Template::new(&**h)).collect(),
+                        ),
                         options,
                         extension: Some(b.effective_extension()),
                         span: b.name.span,
@@ -360,8 +439,12 @@ fn entry_spec(
 ) -> EntrySpec {
     let locations = match &he.locations {
         Locations::None => LocSpec::None,
-        Locations::Paths(f) => LocSpec::Paths(f.items.iter().map(|s| s.value.clone()).collect()),
-        Locations::Globs(f) => LocSpec::Globs(f.items.iter().map(|s| s.value.clone()).collect()),
+        Locations::Paths(f) => {
+            LocSpec::Paths(f.items.iter().map(|s| Template::new(&*s.value)).collect())
+        }
+        Locations::Globs(f) => {
+            LocSpec::Globs(f.items.iter().map(|s| Template::new(&*s.value)).collect())
+        }
         Locations::Uris(f) => LocSpec::Uris(f.items.iter().map(|s| s.value.clone()).collect()),
         Locations::MappedPaths {
             scope_expr,
@@ -376,7 +459,7 @@ fn entry_spec(
     };
     // v4: paths default to the name, the backend's extension is appended.
     let locations = match (&locations, he.extension) {
-        (LocSpec::None, Some(_)) => LocSpec::Paths(vec![he.name.value.clone()]),
+        (LocSpec::None, Some(_)) => LocSpec::Paths(vec![Template::new(&*he.name.value)]),
         _ => locations,
     };
     let datadir = match (&he.datadir, v4_datadir) {
@@ -407,6 +490,7 @@ fn entry_spec(
         name: he.name.value.as_str().into(),
         function,
         datadir,
+        joined_datadir: Default::default(),
         locations,
         options: he
             .effective_options(&model.defaults)

@@ -17,7 +17,7 @@ use indexmap::IndexMap;
 use super::data::{self, is_encrypted};
 use super::error::{ErrorKind, LookupError};
 use super::explain::{Explainer, NodeKind};
-use super::layer::{EntrySpec, LayerConfig, LocSpec, Place};
+use super::layer::{EntrySpec, LayerConfig, LocSpec, Place, PreVar, Template};
 use super::merge::{MergeStrategy, StrategyKind};
 use super::ruby::{regex_search, ruby_regex};
 use super::scope::{Scope, VarLookup};
@@ -752,11 +752,11 @@ impl<'a> Cx<'a> {
                                     a[*i as usize].clone()
                                 }
                                 (_, Value::Hash(h)) => {
-                                    let k = match seg {
-                                        Segment::Int(i) => Value::Integer(*i),
-                                        Segment::Str(s) => Value::string(s.as_str()),
+                                    let found = match seg {
+                                        Segment::Int(i) => h.get(&Value::Integer(*i)),
+                                        Segment::Str(s) => h.get(&crate::value::StrKey(s)),
                                     };
-                                    match h.get(&k) {
+                                    match found {
                                         Some(v) => v.clone(),
                                         None => {
                                             self.report_not_found(&seg_s);
@@ -1423,10 +1423,21 @@ impl<'a> Cx<'a> {
                 None,
             ));
         };
-        let joined = pathname_join(&cfg.root, &e.datadir);
-        let datadir = match self.interpolate_config_str(&joined.to_string_lossy(), false)? {
-            Value::String(s) => PathBuf::from(&*s),
-            other => PathBuf::from(other.to_ruby_s()),
+        // `e` is an entry of `cfg` (its root never changes), so the joined text is made once.
+        let (joined, interpolates) = e.joined_datadir.get_or_init(|| {
+            let joined = pathname_join(&cfg.root, &e.datadir)
+                .to_string_lossy()
+                .into_owned();
+            let interpolates = crate::interp::has_interpolation(&joined);
+            (joined, interpolates)
+        });
+        let datadir = if !interpolates {
+            PathBuf::from(joined)
+        } else {
+            match self.interpolate_config_str(joined, false)? {
+                Value::String(s) => PathBuf::from(&*s),
+                other => PathBuf::from(other.to_ruby_s()),
+            }
         };
         let locations = match &e.locations {
             LocSpec::None => None,
@@ -1504,16 +1515,36 @@ impl<'a> Cx<'a> {
         })
     }
 
+    /// [`Cx::interpolated_location_string`] of a location whose tokens were found when its
+    /// hiera.yaml was read: the same interpolation (nesting, explain nodes, reads, counts,
+    /// errors) without finding the tokens and splitting the keys again.
+    fn interpolated_location(&self, t: &Template) -> R<String> {
+        if !t.interpolates {
+            return Ok(t.text.clone());
+        }
+        let prev = std::mem::replace(&mut *self.in_location.borrow_mut(), true);
+        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.nested_interpolation(&t.text, || {
+                self.interpolate_tokens(&t.text, &t.tokens, &t.vars, false)
+            })
+        });
+        *self.in_location.borrow_mut() = prev;
+        Ok(match r? {
+            Value::String(s) => s.to_string(),
+            other => other.to_ruby_s(),
+        })
+    }
+
     fn resolve_paths(
         &self,
         datadir: &std::path::Path,
-        paths: &[String],
+        paths: &[Template],
         cfg: &LayerConfig,
         ext: Option<&str>,
     ) -> R<Vec<ResolvedLocation>> {
         let mut out = Vec::new();
         for declared in paths {
-            let mut path = self.interpolated_location_string(declared)?;
+            let mut path = self.interpolated_location(declared)?;
             if let Some(ext) = ext {
                 if !path.ends_with(ext) {
                     path.push_str(ext);
@@ -1525,7 +1556,7 @@ impl<'a> Cx<'a> {
                 continue;
             }
             out.push(ResolvedLocation {
-                original: declared.clone(),
+                original: declared.text.clone(),
                 location: full,
                 uri: None,
                 exists,
@@ -1537,11 +1568,11 @@ impl<'a> Cx<'a> {
     fn expand_globs(
         &self,
         datadir: &std::path::Path,
-        globs: &[String],
+        globs: &[Template],
     ) -> R<Vec<ResolvedLocation>> {
         let mut out = Vec::new();
         for g in globs {
-            let pattern = pathname_join(datadir, &self.interpolated_location_string(g)?);
+            let pattern = pathname_join(datadir, &self.interpolated_location(g)?);
             let pattern_s = pattern.to_string_lossy().into_owned();
             let matches = ruby_glob(&*self.eng.vfs, &pattern_s, &self.eng.limits)
                 .map_err(|GlobLimit(what)| self.limit_error(what))?;
@@ -2368,6 +2399,15 @@ impl<'a> Cx<'a> {
     }
 
     fn interpolate_string(&self, subject: &str, allow_methods: bool) -> R<Value> {
+        self.nested_interpolation(subject, || {
+            let toks = interp::tokens(subject);
+            self.interpolate_tokens(subject, &toks, &[], allow_methods)
+        })
+    }
+
+    /// One interpolation of `subject` (`f` does it), counted against the nesting bound and
+    /// shown as an explain node.
+    fn nested_interpolation(&self, subject: &str, f: impl FnOnce() -> R<Value>) -> R<Value> {
         {
             let mut n = self.nesting.borrow_mut();
             *n += 1;
@@ -2383,17 +2423,24 @@ impl<'a> Cx<'a> {
             || NodeKind::Interpolate {
                 expression: subject.to_string(),
             },
-            || self.interpolate_string_inner(subject, allow_methods),
+            f,
         );
         *self.nesting.borrow_mut() -= 1;
         r
     }
 
-    fn interpolate_string_inner(&self, subject: &str, allow_methods: bool) -> R<Value> {
-        let toks = interp::tokens(subject);
+    /// Interpolates `subject`, whose tokens are `toks`; `vars` may hold, per token, the split
+    /// key of a variable ([`Template`]), else the key is split here.
+    fn interpolate_tokens(
+        &self,
+        subject: &str,
+        toks: &[interp::Token],
+        vars: &[Option<PreVar>],
+        allow_methods: bool,
+    ) -> R<Value> {
         let mut out = String::with_capacity(subject.len());
         let mut last = 0;
-        for t in toks {
+        for (i, t) in toks.iter().enumerate() {
             out.push_str(&subject[last..t.range.start]);
             last = t.range.end;
             let value: Option<Value> = match &t.kind {
@@ -2445,8 +2492,18 @@ impl<'a> Cx<'a> {
                 }
                 TokenKind::Variable => {
                     self.count_sub_lookup()?;
-                    let v = self.scope_lookup(&t.expr, subject)?;
-                    self.check(&Arc::from(format!("scope:{}", t.expr)), || match &v {
+                    let (v, guard) = match vars.get(i).and_then(Option::as_ref) {
+                        Some(pre) => {
+                            self.track_scope_read(&t.expr, Some(&pre.key));
+                            let v = self.scope_lookup_segments(&t.expr, &pre.segments, subject)?;
+                            (v, pre.guard.clone())
+                        }
+                        None => (
+                            self.scope_lookup(&t.expr, subject)?,
+                            Arc::from(format!("scope:{}", t.expr)),
+                        ),
+                    };
+                    self.check(&guard, || match &v {
                         None => Ok(None),
                         Some(v) => Ok(Some(self.interpolate(v, allow_methods)?)),
                     })?
@@ -2488,20 +2545,39 @@ impl<'a> Cx<'a> {
 
     /// The `scope` interpolation method (`%{var}`, `%{scope('var')}`, mapped_paths).
     fn scope_lookup(&self, key: &str, subject: &str) -> R<Option<Value>> {
-        if self.track_reads.get() && self.local.borrow().is_none() {
-            self.reads
-                .borrow_mut()
-                .push((Arc::from(key), probe(self.scope, key)));
-        }
-        let mut segments = split_key(key)
+        self.track_scope_read(key, None);
+        let segments = split_key(key)
             .map_err(|_| LookupError::lookup(format!("Syntax error in string: {subject}")))?;
-        let root = segments.remove(0);
+        self.scope_lookup_segments(key, &segments, subject)
+    }
+
+    /// Records the read of scope variable `key` (`arc`: the key as an `Arc`, when made).
+    fn track_scope_read(&self, key: &str, arc: Option<&Arc<str>>) {
+        if self.track_reads.get() && self.local.borrow().is_none() {
+            let k = arc.cloned().unwrap_or_else(|| Arc::from(key));
+            self.reads.borrow_mut().push((k, probe(self.scope, key)));
+        }
+    }
+
+    /// [`Cx::scope_lookup`] after the read is recorded, with `key` split into `segments`.
+    fn scope_lookup_segments(
+        &self,
+        key: &str,
+        segments: &[Segment],
+        subject: &str,
+    ) -> R<Option<Value>> {
+        // `split_key` gives at least one segment or an error.
+        let Some((root, segments)) = segments.split_first() else {
+            return Err(LookupError::lookup(format!(
+                "Syntax error in string: {subject}"
+            )));
+        };
         let value = self.with(
             || NodeKind::Scope {
                 name: "Global Scope".into(),
             },
             || -> R<Option<Value>> {
-                let name = match &root {
+                let name = match root {
                     Segment::Str(s) => s.clone(),
                     Segment::Int(i) => {
                         return Err(LookupError::new(
@@ -2518,7 +2594,7 @@ impl<'a> Cx<'a> {
             },
         )?;
         match value {
-            Some(v) if !v.is_undef() && !segments.is_empty() => self.sub_lookup(key, &segments, v),
+            Some(v) if !v.is_undef() && !segments.is_empty() => self.sub_lookup(key, segments, v),
             Some(Value::Undef) => Ok(None),
             other => Ok(other),
         }
@@ -3359,7 +3435,7 @@ fn probe_plain(scope: &Scope, expr: &str) -> Option<Probe> {
     for seg in parts {
         v = match &v {
             Value::Undef => return Some(Probe::Value(None)),
-            Value::Hash(h) => match h.get(&Value::string(seg)) {
+            Value::Hash(h) => match h.get(&crate::value::StrKey(seg)) {
                 Some(x) => x.clone(),
                 None => return Some(Probe::Value(None)),
             },
@@ -3414,7 +3490,7 @@ fn probe_split(scope: &Scope, expr: &str) -> Probe {
                 Some(x) => x.clone(),
                 None => return Probe::Value(None),
             },
-            (Segment::Str(k), Value::Hash(h)) => match h.get(&Value::string(k.as_str())) {
+            (Segment::Str(k), Value::Hash(h)) => match h.get(&crate::value::StrKey(k)) {
                 Some(x) => x.clone(),
                 None => return Probe::Value(None),
             },
