@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Locations};
-use crate::engine::vfs::{brace_expand_limited, fnmatch};
+use crate::engine::vfs::{brace_expand_limited, fnmatch, PathKey};
 use crate::project::{FileRole, Layer, LoadedFile, Project};
 use crate::span::{SourceFile, Span};
 
@@ -366,10 +366,10 @@ fn module_root(file: &LoadedFile, env_root: &Path, dirs: &[PathBuf]) -> Option<P
 }
 
 /// The path components of `path` relative to `root` (or absolute ones for absolute patterns).
-fn components(path: &Path) -> Vec<String> {
+fn components(path: &Path) -> Vec<&str> {
     path.components()
         .filter_map(|c| match c {
-            std::path::Component::Normal(s) => s.to_str().map(str::to_string),
+            std::path::Component::Normal(s) => s.to_str(),
             _ => None,
         })
         .collect()
@@ -444,14 +444,11 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
     let Ok(rel) = file.source.path.strip_prefix(&root) else {
         return Reach::Unknown;
     };
-    let rel_parts = components(rel);
-    let rel_refs: Vec<&str> = rel_parts.iter().map(String::as_str).collect();
-    let abs_parts = if levels.any_absolute {
-        components(&crate::paths::absolute(&file.source.path))
-    } else {
-        Vec::new()
-    };
-    let abs_refs: Vec<&str> = abs_parts.iter().map(String::as_str).collect();
+    let rel_refs = components(rel);
+    let abs_path = levels
+        .any_absolute
+        .then(|| crate::paths::absolute(&file.source.path));
+    let abs_refs = abs_path.as_deref().map(components).unwrap_or_default();
     let pick = |absolute: bool| if absolute { &abs_refs } else { &rel_refs };
 
     let mut readers: Vec<String> = Vec::new();
@@ -537,15 +534,17 @@ enum Step {
 /// ([`Project::invalidate_analysis`]).
 #[derive(Debug, Default)]
 pub(crate) struct ReachCache {
-    plans: crate::engine::vfs::FastMap<(PathBuf, Layer), Arc<LayerPlan>>,
-    module_dirs: crate::engine::vfs::FastMap<PathBuf, Arc<Vec<PathBuf>>>,
+    // Keyed by `PathKey`, whose hash reads the path's bytes (`Path`'s own hashes component
+    // by component): every data file asks for its layer's plan.
+    plans: crate::engine::vfs::FastMap<(PathKey, Layer), Arc<LayerPlan>>,
+    module_dirs: crate::engine::vfs::FastMap<PathKey, Arc<Vec<PathBuf>>>,
 }
 
 fn layer_plan(project: &Project, root: &Path, layer: &Layer) -> Arc<LayerPlan> {
     cached(
         project,
         |c| &mut c.plans,
-        (root.to_path_buf(), layer.clone()),
+        (PathKey(root.to_path_buf()), layer.clone()),
         || build_plan(project, root, layer),
     )
 }
@@ -661,7 +660,7 @@ fn cached_layer_root(project: &Project, file: &LoadedFile) -> Option<PathBuf> {
     let dirs = cached(
         project,
         |c| &mut c.module_dirs,
-        env_root.to_path_buf(),
+        PathKey(env_root.to_path_buf()),
         || crate::scan::module_dirs(env_root),
     );
     module_root(file, env_root, &dirs)
