@@ -60,7 +60,18 @@ pub fn run_file_rules(
     file: &LoadedFile,
     enabled: &[&'static dyn Rule],
 ) -> Vec<Diagnostic> {
-    let memo = crate::rules::FileMemo::new(file);
+    run_file_rules_with(project, file, enabled, None)
+}
+
+/// [`run_file_rules`], keeping the file's interpolated strings in `sites` for the project
+/// phase.
+fn run_file_rules_with<'a>(
+    project: &Project,
+    file: &'a LoadedFile,
+    enabled: &[&'static dyn Rule],
+    sites: Option<&'a [crate::rules::interp_sites::Site<'a>]>,
+) -> Vec<Diagnostic> {
+    let memo = crate::rules::FileMemo::with_sites(file, sites);
     let mut sink = Sink::for_file(&memo);
     for rule in enabled {
         crate::timing::rule(rule.meta().name, || match file.role {
@@ -84,11 +95,20 @@ fn prepare_analysis(project: &Project, enabled: &[&'static dyn Rule]) {
 
 /// The project phase (`check_project`) of `enabled`, in parallel.
 pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
+    run_project_rules_with(project, enabled, None)
+}
+
+/// [`run_project_rules`] with the files' interpolated strings found by the file phase.
+fn run_project_rules_with<'a>(
+    project: &'a Project,
+    enabled: &[&'static dyn Rule],
+    sites: Option<&'a crate::rules::SharedSites<'a>>,
+) -> Vec<Diagnostic> {
     prepare_analysis(project, enabled);
     let per_project: Vec<Vec<Diagnostic>> = enabled
         .par_iter()
         .map(|rule| {
-            let mut sink = Sink::default();
+            let mut sink = Sink::for_project(sites);
             crate::timing::rule(rule.meta().name, || rule.check_project(project, &mut sink));
             crate::progress::inc();
             sink.diagnostics
@@ -107,13 +127,23 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     // per-file rules keep the other core busy meanwhile. No file rule touches the analysis
     // (it is built inside a `OnceLock`: a file rule waiting on it from a thread that is
     // building it would deadlock).
+    let sites = enabled
+        .iter()
+        .any(|r| r.reads_interpolations())
+        .then(|| crate::rules::SharedSites::new(project));
     let (per_file, ()) = rayon::join(
         || {
             project
                 .files
                 .par_iter()
-                .map(|file| {
-                    let d = run_file_rules(project, file, enabled);
+                .enumerate()
+                .map(|(i, file)| {
+                    let d = run_file_rules_with(
+                        project,
+                        file,
+                        enabled,
+                        sites.as_ref().and_then(|s| s.get(i)),
+                    );
                     crate::progress::inc();
                     d
                 })
@@ -123,7 +153,7 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     );
     let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
     crate::timing::mark("file rules");
-    all.extend(run_project_rules(project, enabled));
+    all.extend(run_project_rules_with(project, enabled, sites.as_ref()));
     diag::sort_and_dedup(&mut all);
     all
 }

@@ -19,6 +19,10 @@ impl Rule for AliasNotEntireString {
         &META
     }
 
+    fn reads_interpolations(&self) -> bool {
+        true
+    }
+
     // hiera.yaml allows no methods at all (H102).
     fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         for site in sink.data_sites(file).iter() {

@@ -31,6 +31,9 @@ pub struct Site<'a> {
     /// A `mapped_paths` template: the variable bound to each mapped value (`mapped_paths[1]`),
     /// a local variable rather than a fact.
     pub local_var: Option<String>,
+    /// The tokens of `value`, found by the first rule that asks ([`Site::tokens`]): a data
+    /// file's sites serve six rules.
+    tokens: std::sync::OnceLock<Vec<Token>>,
 }
 
 /// Where a string is interpolated: Puppet treats undefined variables differently there
@@ -76,8 +79,8 @@ impl Site<'_> {
         }
     }
 
-    pub fn tokens(&self) -> Vec<Token> {
-        interp::tokens(&self.value)
+    pub fn tokens(&self) -> &[Token] {
+        self.tokens.get_or_init(|| interp::tokens(&self.value))
     }
 
     /// The source span of `range` of the value: exact when the source reads back to the value,
@@ -138,6 +141,7 @@ pub fn data_sites(file: &LoadedFile) -> Vec<Site<'_>> {
                                 copied,
                                 role: None,
                                 local_var: None,
+                                tokens: Default::default(),
                             });
                         }
                     }
@@ -199,6 +203,7 @@ pub fn config_sites(file: &LoadedFile) -> Vec<Site<'static>> {
                 local_var: mapped_var
                     .clone()
                     .filter(|_| raw.role == StringRole::MappedPathsTemplate),
+                tokens: Default::default(),
             });
         }
     }

@@ -11,7 +11,7 @@ use crate::diag::Diagnostic;
 use crate::engine::{LookupRequest, LookupResult, Session};
 use crate::interp::{split_key, Method, Segment};
 use crate::project::{LoadedFile, Project};
-use crate::rules::interp_sites::{data_sites, edit_distance};
+use crate::rules::interp_sites::edit_distance;
 use crate::rules::{Rule, RuleMeta, Sink};
 use crate::span::Span;
 
@@ -33,13 +33,13 @@ struct KeyToken<'a> {
     key: String,
 }
 
-fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis) -> Vec<KeyToken<'a>> {
+fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis, sink: &Sink) -> Vec<KeyToken<'a>> {
     let mut out = Vec::new();
-    for file in &project.files {
+    for (i, file) in project.files.iter().enumerate() {
         if file.env_root.as_deref() != Some(env.root.as_path()) {
             continue;
         }
-        for site in data_sites(file) {
+        for site in sink.file_sites(i, file).iter() {
             if site.copied {
                 continue;
             }
@@ -170,10 +170,14 @@ impl Rule for InterpolatedKeyNotFound {
         true
     }
 
+    fn reads_interpolations(&self) -> bool {
+        true
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         let analysis = project.analysis();
         for env in &analysis.envs {
-            let tokens = key_tokens(project, env);
+            let tokens = key_tokens(project, env, sink);
             if tokens.is_empty() {
                 continue;
             }

@@ -17,7 +17,7 @@ use crate::engine::scope::VarLookup;
 use crate::engine::{LookupRequest, Session};
 use crate::interp::{split_key, Method, Segment, TokenKind};
 use crate::project::{LoadedFile, Project};
-use crate::rules::interp_sites::{data_sites, request_for_root_key, ReadIndex};
+use crate::rules::interp_sites::{request_for_root_key, ReadIndex};
 use crate::rules::{Rule, RuleMeta, Sink};
 use crate::span::Span;
 
@@ -62,14 +62,18 @@ fn root_of(key: &str) -> Option<String> {
 /// The edges and variable tokens of an environment's data. Tokens after one that makes Puppet
 /// fail (an unknown method, an alias that is not the whole string, a syntax error) are never
 /// evaluated, so they make no edge.
-fn collect<'a>(project: &'a Project, env: &EnvAnalysis) -> (Vec<Edge<'a>>, Vec<VarToken<'a>>) {
+fn collect<'a>(
+    project: &'a Project,
+    env: &EnvAnalysis,
+    sink: &Sink,
+) -> (Vec<Edge<'a>>, Vec<VarToken<'a>>) {
     let mut edges = Vec::new();
     let mut vars = Vec::new();
-    for file in &project.files {
+    for (i, file) in project.files.iter().enumerate() {
         if file.env_root.as_deref() != Some(env.root.as_path()) {
             continue;
         }
-        for site in data_sites(file) {
+        for site in sink.file_sites(i, file).iter() {
             let Some(from) = site.root_key else { continue };
             for t in site.tokens() {
                 let whole = t.range.start == 0 && t.range.end == site.value.len();
@@ -551,10 +555,14 @@ impl Rule for InterpolationLoop {
         true
     }
 
+    fn reads_interpolations(&self) -> bool {
+        true
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         let analysis = project.analysis();
         for env in &analysis.envs {
-            let (edges, vars) = collect(project, env);
+            let (edges, vars) = collect(project, env, sink);
             if edges.is_empty() && vars.is_empty() {
                 continue;
             }

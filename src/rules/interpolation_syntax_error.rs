@@ -219,18 +219,22 @@ impl Rule for InterpolationSyntaxError {
         &META
     }
 
+    fn reads_interpolations(&self) -> bool {
+        true
+    }
+
     fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         for site in sink.data_sites(file).iter() {
             if site.copied {
                 continue;
             }
             let tokens = site.tokens();
-            for t in &tokens {
+            for t in tokens {
                 if let Some(p) = problem(t) {
                     sink.report(report(file, site, t, p));
                 }
             }
-            if let Some(at) = site.unterminated(&tokens) {
+            if let Some(at) = site.unterminated(tokens) {
                 sink.report(unterminated(file, site, at));
             }
         }
@@ -251,14 +255,14 @@ impl Rule for InterpolationSyntaxError {
                 continue;
             }
             let tokens = site.tokens();
-            for t in &tokens {
+            for t in tokens {
                 let p = match problem(t) {
                     Some(p @ (Problem::MethodReadAsVariable { .. } | Problem::Nested)) => p,
                     _ => continue,
                 };
                 sink.report(report(file, &site, t, p));
             }
-            if let Some(at) = site.unterminated(&tokens) {
+            if let Some(at) = site.unterminated(tokens) {
                 sink.report(unterminated(file, &site, at));
             }
         }

@@ -405,13 +405,17 @@ fn check_site(file: &LoadedFile, site: &Site, facts: Option<&BTreeSet<String>>, 
             Some(e) => e.to_string(),
             None => continue,
         };
-        check_token(file, site, &t, &expr, facts, sink);
+        check_token(file, site, t, &expr, facts, sink);
     }
 }
 
 impl Rule for LegacyFact {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn reads_interpolations(&self) -> bool {
+        true
     }
 
     fn check_data_file<'a>(&self, project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {

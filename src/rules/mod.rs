@@ -129,6 +129,34 @@ macro_rules! declare_rule {
 pub struct Sink<'a> {
     pub diagnostics: Vec<Diagnostic>,
     memo: Option<&'a FileMemo<'a>>,
+    /// For the project rules of a whole run: each project file's interpolated strings, as the
+    /// file rules found them ([`SharedSites`]).
+    sites: Option<&'a SharedSites<'a>>,
+}
+
+/// The interpolated strings of each of a project's files (by index in `Project::files`),
+/// found once per run (in parallel, before the rules) when an enabled rule reads them
+/// ([`Rule::reads_interpolations`]): four file rules and two project rules read them, and each
+/// walked every data file's tree again.
+pub struct SharedSites<'a> {
+    per_file: Vec<Vec<interp_sites::Site<'a>>>,
+}
+
+impl<'a> SharedSites<'a> {
+    pub fn new(project: &'a Project) -> SharedSites<'a> {
+        use rayon::prelude::*;
+        SharedSites {
+            per_file: project
+                .files
+                .par_iter()
+                .map(interp_sites::data_sites)
+                .collect(),
+        }
+    }
+
+    pub fn get(&self, i: usize) -> Option<&[interp_sites::Site<'a>]> {
+        self.per_file.get(i).map(Vec::as_slice)
+    }
 }
 
 /// Walks of one file that several file rules make (seven list its scalars, four its
@@ -137,15 +165,26 @@ pub struct FileMemo<'a> {
     file: &'a LoadedFile,
     scalars: std::cell::OnceCell<Vec<tree::ScalarAt<'a>>>,
     sites: std::cell::OnceCell<Vec<interp_sites::Site<'a>>>,
+    /// This file's sites, when the run found them for every file ([`SharedSites`]).
+    shared_sites: Option<&'a [interp_sites::Site<'a>]>,
     reach: std::cell::OnceCell<reach::Reach>,
 }
 
 impl<'a> FileMemo<'a> {
     pub fn new(file: &'a LoadedFile) -> FileMemo<'a> {
+        FileMemo::with_sites(file, None)
+    }
+
+    /// A memo whose interpolated strings are `shared_sites` when given.
+    pub fn with_sites(
+        file: &'a LoadedFile,
+        shared_sites: Option<&'a [interp_sites::Site<'a>]>,
+    ) -> FileMemo<'a> {
         FileMemo {
             file,
             scalars: Default::default(),
             sites: Default::default(),
+            shared_sites,
             reach: Default::default(),
         }
     }
@@ -157,6 +196,29 @@ impl<'a> Sink<'a> {
         Sink {
             diagnostics: Vec::new(),
             memo: Some(memo),
+            sites: None,
+        }
+    }
+
+    /// A sink for the project rules that reads the files' interpolated strings from `sites`.
+    pub fn for_project(sites: Option<&'a SharedSites<'a>>) -> Sink<'a> {
+        Sink {
+            diagnostics: Vec::new(),
+            memo: None,
+            sites,
+        }
+    }
+
+    /// [`interp_sites::data_sites`] of `project.files[i]` (`file`): from the run's shared
+    /// sites when there are some.
+    pub fn file_sites<'f>(
+        &'f self,
+        i: usize,
+        file: &'f LoadedFile,
+    ) -> Cow<'f, [interp_sites::Site<'f>]> {
+        match self.sites.and_then(|s| s.get(i)) {
+            Some(sites) => Cow::Borrowed(sites),
+            None => Cow::Owned(interp_sites::data_sites(file)),
         }
     }
 
@@ -195,9 +257,10 @@ impl<'a> Sink<'a> {
     /// [`interp_sites::data_sites`] of `file`: from the memo when it is the checked file.
     pub fn data_sites(&self, file: &'a LoadedFile) -> Cow<'a, [interp_sites::Site<'a>]> {
         match self.memo {
-            Some(m) if std::ptr::eq(m.file, file) => {
-                Cow::Borrowed(m.sites.get_or_init(|| interp_sites::data_sites(file)))
-            }
+            Some(m) if std::ptr::eq(m.file, file) => match m.shared_sites {
+                Some(sites) => Cow::Borrowed(sites),
+                None => Cow::Borrowed(m.sites.get_or_init(|| interp_sites::data_sites(file))),
+            },
             _ => Cow::Owned(interp_sites::data_sites(file)),
         }
     }
@@ -240,6 +303,12 @@ pub trait Rule: Send + Sync {
     /// the rules run, for the reason `needs_analysis` gives (it runs parallel work inside a
     /// `OnceLock` too), and so that a thread does not sit idle waiting for the one building it.
     fn needs_shared_lookups(&self) -> bool {
+        false
+    }
+
+    /// True for a rule that reads data files' interpolated strings ([`Sink::data_sites`],
+    /// [`Sink::file_sites`]): the run then finds them once for every file ([`SharedSites`]).
+    fn reads_interpolations(&self) -> bool {
         false
     }
 }

@@ -39,6 +39,10 @@ impl Rule for UnknownInterpolationMethod {
         &META
     }
 
+    fn reads_interpolations(&self) -> bool {
+        true
+    }
+
     // hiera.yaml allows no methods at all: `interpolation-method-in-hiera-config` (H102)
     // reports every method call there, known or not (Puppet raises the method-syntax error
     // before it looks at the name).
