@@ -926,7 +926,8 @@ pub struct ReadIndex {
     by_id: Vec<Option<Vec<usize>>>,
     /// Every group, in order (what a file every group reads answers).
     all: Vec<usize>,
-    ids: crate::engine::vfs::FastMap<PathBuf, u32>,
+    // `PathKey`: hashed from the path's bytes, not component by component.
+    ids: crate::engine::vfs::PathMap<u32>,
 }
 
 /// The files one group reads: `own` (its own levels' files), then the files of its shared
@@ -1103,7 +1104,7 @@ impl ReadIndex {
         let ids = paths
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.clone(), i as u32))
+            .map(|(i, p)| (PathKey(p.clone()), i as u32))
             .collect();
         ReadIndex {
             paths,
@@ -1128,12 +1129,12 @@ impl ReadIndex {
 
     /// The id of a file some group reads.
     pub fn id(&self, path: &Path) -> Option<u32> {
-        self.ids.get(path).copied()
+        self.ids.get(&PathRef(path)).copied()
     }
 
     /// The groups whose hierarchies read `path`, ascending.
     pub fn groups_reading(&self, path: &Path) -> &[usize] {
-        self.ids.get(path).map_or(&[], |&id| {
+        self.ids.get(&PathRef(path)).map_or(&[], |&id| {
             self.by_id[id as usize]
                 .as_deref()
                 .unwrap_or(self.all.as_slice())

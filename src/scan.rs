@@ -6,6 +6,7 @@
 //! loose files. Files are read and parsed in parallel; the result is sorted by path so that the
 //! output is the same whatever the thread count.
 
+use crate::engine::vfs::{PathKey, PathRef};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -552,7 +553,8 @@ fn load_one(
 type Parsed = (Arc<SourceFile>, loader::Document);
 
 /// Files parsed while the walk went on, by path.
-type EarlyParses = crate::engine::vfs::FastMap<PathBuf, Result<Parsed, ScanError>>;
+// Keyed by `PathKey` (hashed from the path's bytes; `Path` hashes component by component).
+type EarlyParses = crate::engine::vfs::PathMap<Result<Parsed, ScanError>>;
 
 /// The file at `path` read (from `overlay` when it holds it) and parsed by its extension: what
 /// loading a file does whatever its role, so it can start as soon as the walk finds it.
@@ -657,8 +659,10 @@ fn load_planned(
     crate::progress::phase("loading", planned.len());
     // What the walk's parses already hold, taken out in plan order (a file the plan lists
     // twice is parsed again the second time).
-    let ready: Vec<Option<Result<Parsed, ScanError>>> =
-        planned.iter().map(|p| early.remove(&p.path)).collect();
+    let ready: Vec<Option<Result<Parsed, ScanError>>> = planned
+        .iter()
+        .map(|p| early.remove(&PathRef(&p.path)))
+        .collect();
     let results: Vec<Result<LoadedFile, ScanError>> = planned
         .par_iter()
         .zip(ready)
@@ -855,7 +859,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         let exclude = opts.exclude.as_ref();
         let early = &early;
         rayon::scope(|s| {
-            let started: std::cell::RefCell<crate::engine::vfs::FastSet<PathBuf>> =
+            let started: std::cell::RefCell<crate::engine::vfs::FastSet<PathKey>> =
                 Default::default();
             // Files go to the pool in batches: a job per file woke the other threads for
             // every file, which cost a small repository (a pre-commit hook's) a millisecond.
@@ -868,7 +872,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
                 // not what the settings exclude.
                 if started.len() >= limits.max_files
                     || exclude.is_some_and(|ex| ex(path))
-                    || !started.insert(path.to_path_buf())
+                    || !started.insert(PathKey(path.to_path_buf()))
                 {
                     return;
                 }
@@ -883,7 +887,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
                         .into_iter()
                         .map(|path| {
                             let r = parse_one(&path, overlay, limits);
-                            (path, r)
+                            (PathKey(path), r)
                         })
                         .collect();
                     if let Ok(mut m) = early.lock() {
