@@ -165,7 +165,10 @@ pub struct Engine {
     pub(crate) opts: EngineOptions,
     pub(crate) vfs: Arc<dyn Vfs>,
     pub(crate) files: FileCache,
-    configs: Mutex<HashMap<(PathBuf, Place), (usize, ConfigResult)>>,
+    /// Created configurations by hiera.yaml path (hashed from its bytes: every hierarchy
+    /// resolution asks for its layers' configurations), then place, with the id of the source
+    /// they were created from.
+    configs: Mutex<vfs::PathMap<Vec<(Place, MadeConfig)>>>,
     modules: Mutex<HashMap<String, Option<Arc<ModuleInfo>>>>,
     functions: Mutex<HashMap<String, bool>>,
     /// Interpolation and glob bounds ([`Engine::with_limits`]).
@@ -185,6 +188,9 @@ pub struct Engine {
     /// The file system's [`Vfs::generation`] the two caches above were filled in.
     generation: std::sync::atomic::AtomicU64,
 }
+
+/// A configuration as created, with the id of the hiera.yaml source it was created from.
+type MadeConfig = (usize, ConfigResult);
 
 /// The keys a lookup looked up (its own and those of nested lookups): each root key with the
 /// module whose data it consults.
@@ -248,7 +254,7 @@ impl Engine {
             opts,
             vfs,
             files: FileCache::default(),
-            configs: Mutex::new(HashMap::default()),
+            configs: Mutex::new(Default::default()),
             modules: Mutex::new(HashMap::default()),
             functions: Mutex::new(HashMap::default()),
             limits: Limits::default(),
@@ -424,10 +430,15 @@ impl Engine {
 
     /// `HieraConfig.create` for a layer's hiera.yaml, cached.
     pub(crate) fn create_config(&self, path: &Path, place: &Place) -> ConfigResult {
-        let key = (path.to_path_buf(), place.clone());
         let source = self.vfs.read(path);
         let id = source.as_ref().map_or(0, |f| Arc::as_ptr(f) as usize);
-        if let Some((cid, c)) = self.configs.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        let cached = self.configs.lock().ok().and_then(|c| {
+            c.get(&vfs::PathRef(path))?
+                .iter()
+                .find(|(p, _)| p == place)
+                .map(|(_, made)| made.clone())
+        });
+        if let Some((cid, c)) = cached {
             if cid == id {
                 return c;
             }
@@ -435,7 +446,11 @@ impl Engine {
         let created = layer::create(path, place, source);
         let r = created.config.map(|c| (c, created.warnings.clone()));
         if let Ok(mut c) = self.configs.lock() {
-            c.insert(key, (id, r.clone()));
+            let by_place = c.entry(vfs::PathKey(path.to_path_buf())).or_default();
+            match by_place.iter_mut().find(|(p, _)| p == place) {
+                Some((_, made)) => *made = (id, r.clone()),
+                None => by_place.push((place.clone(), (id, r.clone()))),
+            }
         }
         r
     }
