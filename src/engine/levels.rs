@@ -186,12 +186,17 @@ fn insert_variant<T>(
 }
 
 impl LevelCache {
-    /// A resolution of `id` made for a scope that reads the same as `scope`.
-    pub fn get(&self, id: LevelId, scope: &Scope) -> Option<Arc<CachedLevel>> {
+    /// A resolution of `id` made for a scope whose answers (given by `prober`, which may
+    /// remember them: a hierarchy's levels read the same few expressions) are the same.
+    pub fn get_by(
+        &self,
+        id: LevelId,
+        prober: &mut dyn FnMut(&str) -> Probe,
+    ) -> Option<Arc<CachedLevel>> {
         let map = self.map.read().ok()?;
         map.get(&id)?
             .resolutions
-            .find(scope, |c| &c.reads, |_| true)
+            .find_by(prober, |c| &c.reads, |_| true)
             .cloned()
     }
 

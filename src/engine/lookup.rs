@@ -410,6 +410,9 @@ pub(crate) struct Cx<'a> {
     /// hierarchy fingerprint covers), for the engine's cross-session result cache.
     pub reads: RefCell<Vec<(Arc<str>, Probe)>>,
     track_reads: std::cell::Cell<bool>,
+    /// What this context's scope gave for each expression the level cache probed: a
+    /// hierarchy's levels read the same few (`trusted.certname` for three node-file levels).
+    probed: RefCell<Vec<(Box<str>, Probe)>>,
     /// Every key this lookup looked up (its own and those of nested lookups), as the root
     /// key and the module whose data it consults, for the engine's cross-hierarchy cache.
     pub keys: RefCell<Vec<(Arc<str>, Option<String>)>>,
@@ -442,6 +445,7 @@ impl<'a> Cx<'a> {
             sub_lookups: std::cell::Cell::new(0),
             reads: RefCell::new(Vec::new()),
             track_reads: std::cell::Cell::new(true),
+            probed: RefCell::new(Vec::new()),
             keys: RefCell::new(Vec::new()),
             layer_reads: RefCell::new(None),
         }
@@ -1356,7 +1360,15 @@ impl<'a> Cx<'a> {
             && self.local.borrow().is_none();
         let id = (Arc::as_ptr(cfg) as usize, entries.as_ptr() as usize, i);
         if cacheable {
-            if let Some(hit) = self.eng.levels.get(id, self.scope).filter(|h| {
+            let mut prober = |e: &str| {
+                if let Some((_, p)) = self.probed.borrow().iter().find(|(x, _)| **x == *e) {
+                    return p.clone();
+                }
+                let p = probe(self.scope, e);
+                self.probed.borrow_mut().push((e.into(), p.clone()));
+                p
+            };
+            if let Some(hit) = self.eng.levels.get_by(id, &mut prober).filter(|h| {
                 self.sub_lookups.get() + h.sub_lookups <= self.eng.limits.max_sub_lookups
             }) {
                 if let Some((reads, _)) = self.layer_reads.borrow_mut().as_mut() {
