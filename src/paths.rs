@@ -141,6 +141,22 @@ pub fn strip_prefix<'a>(p: &'a Path, base: &Path) -> Option<&'a Path> {
     p.strip_prefix(base).ok()
 }
 
+/// Opens `path` for reading without blocking: `O_NONBLOCK` makes the open of a FIFO return at once
+/// (it would wait for a writer) and `O_NOCTTY` keeps a terminal from becoming ours. Reads of a
+/// regular file on a disk ignore `O_NONBLOCK`; a procfs file that would wait (`/proc/kmsg`, which
+/// `stat` calls regular) fails with `WouldBlock` instead. Callers read only regular files (they
+/// check the type of what was opened).
+pub fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    o.open(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -571,7 +571,7 @@ fn parse_one(
         }
     }
     let cannot_read = |e: std::io::Error| ScanError::new(path, format!("cannot read: {e}"));
-    let file = open_nonblocking(path).map_err(cannot_read)?;
+    let file = paths::open_nonblocking(path).map_err(cannot_read)?;
     // The type and size of what was opened (`fstat`, no second walk of the path). A FIFO or
     // device blocks on read (a `/dev/console` reached through a glob hung the check_env fuzz
     // target): not read, reported. The open itself cannot block: see `open_nonblocking`.
@@ -597,20 +597,6 @@ fn parse_one(
     }
     let source = Arc::new(SourceFile::from_bytes(path, &bytes));
     Ok(parsed(source, limits))
-}
-
-/// Opens `path` for reading without blocking: `O_NONBLOCK` makes the open of a FIFO return at once
-/// (it would wait for a writer) and `O_NOCTTY` keeps a terminal from becoming ours. Reads of a
-/// regular file ignore `O_NONBLOCK`, and nothing else is read (the caller checks the type).
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-    }
-    o.open(path)
 }
 
 fn parsed(source: Arc<SourceFile>, limits: &Limits) -> Parsed {

@@ -1169,3 +1169,26 @@ fn a_fifo_is_not_read() {
     assert!(vfs.exists(&fifo));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A file `stat` calls regular whose read waits (procfs's `/proc/kmsg`, reached by the check_env
+/// fuzz target through a `/proc/*` glob) gives no data instead of a hang, and a file that says
+/// it is larger than the file size limit (`/proc/kcore`: 128 TiB) is not read. Where the files
+/// cannot be opened (not root) they give no data either. The reads run on a thread so that a
+/// regression fails the test instead of hanging it.
+#[test]
+fn procfs_files_that_block_or_never_end_are_not_read() {
+    use hieralint::engine::{FsVfs, Vfs};
+    for path in ["/proc/kmsg", "/proc/kcore"] {
+        if !std::path::Path::new(path).exists() {
+            continue;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(FsVfs::default().read(std::path::Path::new(path)).is_none());
+        });
+        let none = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("reading {path} did not return"));
+        assert!(none, "{path} gave data");
+    }
+}

@@ -49,6 +49,25 @@ pub trait Vfs: Send + Sync {
     }
 }
 
+/// The bytes of the regular file at `path`, read as the scanner reads (`scan::parse_one`):
+/// opened without blocking and checked to be a regular file when opened, at most `max` bytes.
+/// `None` otherwise: a `/proc/*` glob reached `/proc/kmsg`, which `stat` calls regular and whose
+/// read waits for kernel messages (a hang found by the check_env fuzz target), and
+/// `/proc/kcore` says it holds 128 TiB. Such a location gives no data, as a missing file does.
+fn read_regular(path: &Path, max: u64) -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    let file = crate::paths::open_nonblocking(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= max).then_some(bytes)
+}
+
 /// The identity of the text `vfs` gives for `path` (0 when there is none): equal while the
 /// text is unchanged ([`Vfs::read`] returns the same `Arc`), for the engine's fingerprints and
 /// data signatures.
@@ -379,8 +398,7 @@ impl Vfs for FsVfs {
         // Puppet does there was not recorded; such a file gives no data here, and the scanner
         // reports it (`cannot read: not a regular file`).
         let loaded = if self.stat(path).regular {
-            std::fs::read(path)
-                .ok()
+            read_regular(path, crate::limits::Limits::default().max_file_bytes)
                 .map(|bytes| Arc::new(SourceFile::from_bytes(path.to_path_buf(), &bytes)))
         } else {
             None
