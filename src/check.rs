@@ -63,8 +63,8 @@ pub fn run_file_rules(
     run_file_rules_with(project, file, enabled, None)
 }
 
-/// [`run_file_rules`], keeping the file's interpolated strings in `sites` for the project
-/// phase.
+/// [`run_file_rules`], with the file's interpolated strings already found (`sites`, from the
+/// run's [`crate::rules::SharedSites`]).
 fn run_file_rules_with<'a>(
     project: &Project,
     file: &'a LoadedFile,
@@ -98,7 +98,7 @@ pub fn run_project_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Ve
     run_project_rules_with(project, enabled, None)
 }
 
-/// [`run_project_rules`] with the files' interpolated strings found by the file phase.
+/// [`run_project_rules`] with the files' interpolated strings found before the rules ran.
 fn run_project_rules_with<'a>(
     project: &'a Project,
     enabled: &[&'static dyn Rule],

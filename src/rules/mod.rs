@@ -136,8 +136,9 @@ pub struct Sink<'a> {
 
 /// The interpolated strings of each of a project's files (by index in `Project::files`),
 /// found once per run (in parallel, before the rules) when an enabled rule reads them
-/// ([`Rule::reads_interpolations`]): four file rules and two project rules read them, and each
-/// walked every data file's tree again.
+/// ([`Rule::reads_interpolations`]): four file rules read them (through one walk per file, the
+/// memo's), and interpolated-key-not-found and interpolation-loop each walked every data file
+/// again in the project phase.
 pub struct SharedSites<'a> {
     per_file: Vec<Vec<interp_sites::Site<'a>>>,
 }
