@@ -1365,7 +1365,11 @@ impl<'a> Cx<'a> {
                     return p.clone();
                 }
                 let p = probe(self.scope, e);
-                self.probed.borrow_mut().push((e.into(), p.clone()));
+                // A few expressions repeat; a scan of many would cost more than probing again.
+                let mut probed = self.probed.borrow_mut();
+                if probed.len() < 16 {
+                    probed.push((e.into(), p.clone()));
+                }
                 p
             };
             if let Some(hit) = self.eng.levels.get_by(id, &mut prober).filter(|h| {
