@@ -663,7 +663,7 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
             }
             let vfs = Arc::new(ProjectVfs {
                 files: files.clone(),
-                disk: FsVfs::new(),
+                disk: FsVfs::new().with_max_file_bytes(project.limits.max_file_bytes),
             });
             let engine = Engine::new(EnvironmentSpec::standalone(&root, &env_name), opts, vfs)
                 .with_limits(project.limits);

@@ -157,6 +157,41 @@ pub fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     o.open(path)
 }
 
+/// Why [`read_regular`] read nothing.
+#[derive(Debug)]
+pub enum Unread {
+    Io(std::io::Error),
+    /// A FIFO, device or directory: reading one may block forever.
+    NotRegular,
+    /// Larger than the bound given.
+    TooLarge,
+}
+
+/// The bytes of the regular file at `path`, at most `max`: opened without blocking
+/// ([`open_nonblocking`]), its type and size taken from what was opened (`fstat`, no second walk
+/// of the path), read no further than `max + 1` bytes (a file that grew, or a procfs file whose
+/// size says nothing: `/proc/kcore` says 128 TiB). The scanner and the engine's file system read
+/// through this.
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, Unread> {
+    use std::io::Read as _;
+    let file = open_nonblocking(path).map_err(Unread::Io)?;
+    let meta = file.metadata().map_err(Unread::Io)?;
+    if !meta.is_file() {
+        return Err(Unread::NotRegular);
+    }
+    if meta.len() > max {
+        return Err(Unread::TooLarge);
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(Unread::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(Unread::TooLarge);
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -563,38 +563,19 @@ fn parse_one(
     overlay: &BTreeMap<PathBuf, Arc<str>>,
     limits: &Limits,
 ) -> Result<Parsed, ScanError> {
-    use std::io::Read;
     if !overlay.is_empty() {
         if let Some(text) = overlay.get(&paths::identity(path)) {
             let source = Arc::new(SourceFile::from_bytes(path, text.as_bytes()));
             return Ok(parsed(source, limits));
         }
     }
-    let cannot_read = |e: std::io::Error| ScanError::new(path, format!("cannot read: {e}"));
-    let file = paths::open_nonblocking(path).map_err(cannot_read)?;
-    // The type and size of what was opened (`fstat`, no second walk of the path). A FIFO or
-    // device blocks on read (a `/dev/console` reached through a glob hung the check_env fuzz
-    // target): not read, reported. The open itself cannot block: see `open_nonblocking`.
-    let meta = file.metadata().map_err(cannot_read)?;
-    if !meta.is_file() {
-        return Err(ScanError::new(path, "cannot read: not a regular file"));
-    }
-    if meta.len() > limits.max_file_bytes {
-        return Err(ScanError::new(
-            path,
-            size_limit_message(limits.max_file_bytes),
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limits.max_file_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(cannot_read)?;
-    if bytes.len() as u64 > limits.max_file_bytes {
-        return Err(ScanError::new(
-            path,
-            size_limit_message(limits.max_file_bytes),
-        ));
-    }
+    // A FIFO or device blocks on read (a `/dev/console` reached through a glob hung the
+    // check_env fuzz target): not read, reported. The open itself cannot block.
+    let bytes = paths::read_regular(path, limits.max_file_bytes).map_err(|u| match u {
+        paths::Unread::Io(e) => ScanError::new(path, format!("cannot read: {e}")),
+        paths::Unread::NotRegular => ScanError::new(path, "cannot read: not a regular file"),
+        paths::Unread::TooLarge => ScanError::new(path, size_limit_message(limits.max_file_bytes)),
+    })?;
     let source = Arc::new(SourceFile::from_bytes(path, &bytes));
     Ok(parsed(source, limits))
 }

@@ -122,12 +122,6 @@ impl From<&str> for Template {
     }
 }
 
-impl From<String> for Template {
-    fn from(s: String) -> Template {
-        Template::new(s)
-    }
-}
-
 /// One hierarchy level, version-independent.
 #[derive(Clone, Debug)]
 pub struct EntrySpec {

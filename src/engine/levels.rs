@@ -120,6 +120,27 @@ impl<T> ByReads<T> {
     }
 }
 
+/// What a scope gave for the expressions probed so far, for a caller that probes the same few
+/// again (a hierarchy's levels and modules read the same few variables).
+#[derive(Default)]
+pub(crate) struct ProbeMemo {
+    answers: Vec<(Box<str>, Probe)>,
+}
+
+impl ProbeMemo {
+    pub fn probe(&mut self, scope: &Scope, e: &str) -> Probe {
+        if let Some((_, p)) = self.answers.iter().find(|(x, _)| **x == *e) {
+            return p.clone();
+        }
+        let p = probe(scope, e);
+        // A few expressions repeat; a scan of many would cost more than probing again.
+        if self.answers.len() < 16 {
+            self.answers.push((e.into(), p.clone()));
+        }
+        p
+    }
+}
+
 /// The resolutions of one level.
 struct Variants {
     /// Held so that the configuration's address cannot be reused while its levels are cached.
@@ -282,15 +303,8 @@ impl LayerCache {
         let Ok(map) = self.map.read() else {
             return f(&mut |_: &str| None);
         };
-        let mut answers: Vec<(Box<str>, Probe)> = Vec::new();
-        let mut prober = |e: &str| {
-            if let Some((_, p)) = answers.iter().find(|(x, _)| **x == *e) {
-                return p.clone();
-            }
-            let p = probe(scope, e);
-            answers.push((e.into(), p.clone()));
-            p
-        };
+        let mut memo = ProbeMemo::default();
+        let mut prober = |e: &str| memo.probe(scope, e);
         f(&mut |module: &str| {
             map.get(module)?
                 .0

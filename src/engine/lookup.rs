@@ -412,7 +412,7 @@ pub(crate) struct Cx<'a> {
     track_reads: std::cell::Cell<bool>,
     /// What this context's scope gave for each expression the level cache probed: a
     /// hierarchy's levels read the same few (`trusted.certname` for three node-file levels).
-    probed: RefCell<Vec<(Box<str>, Probe)>>,
+    probed: RefCell<super::levels::ProbeMemo>,
     /// Every key this lookup looked up (its own and those of nested lookups), as the root
     /// key and the module whose data it consults, for the engine's cross-hierarchy cache.
     pub keys: RefCell<Vec<(Arc<str>, Option<String>)>>,
@@ -445,7 +445,7 @@ impl<'a> Cx<'a> {
             sub_lookups: std::cell::Cell::new(0),
             reads: RefCell::new(Vec::new()),
             track_reads: std::cell::Cell::new(true),
-            probed: RefCell::new(Vec::new()),
+            probed: RefCell::default(),
             keys: RefCell::new(Vec::new()),
             layer_reads: RefCell::new(None),
         }
@@ -1360,18 +1360,7 @@ impl<'a> Cx<'a> {
             && self.local.borrow().is_none();
         let id = (Arc::as_ptr(cfg) as usize, entries.as_ptr() as usize, i);
         if cacheable {
-            let mut prober = |e: &str| {
-                if let Some((_, p)) = self.probed.borrow().iter().find(|(x, _)| **x == *e) {
-                    return p.clone();
-                }
-                let p = probe(self.scope, e);
-                // A few expressions repeat; a scan of many would cost more than probing again.
-                let mut probed = self.probed.borrow_mut();
-                if probed.len() < 16 {
-                    probed.push((e.into(), p.clone()));
-                }
-                p
-            };
+            let mut prober = |e: &str| self.probed.borrow_mut().probe(self.scope, e);
             if let Some(hit) = self.eng.levels.get_by(id, &mut prober).filter(|h| {
                 self.sub_lookups.get() + h.sub_lookups <= self.eng.limits.max_sub_lookups
             }) {

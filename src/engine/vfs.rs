@@ -49,25 +49,6 @@ pub trait Vfs: Send + Sync {
     }
 }
 
-/// The bytes of the regular file at `path`, read as the scanner reads (`scan::parse_one`):
-/// opened without blocking and checked to be a regular file when opened, at most `max` bytes.
-/// `None` otherwise: a `/proc/*` glob reached `/proc/kmsg`, which `stat` calls regular and whose
-/// read waits for kernel messages (a hang found by the check_env fuzz target), and
-/// `/proc/kcore` says it holds 128 TiB. Such a location gives no data, as a missing file does.
-fn read_regular(path: &Path, max: u64) -> Option<Vec<u8>> {
-    use std::io::Read as _;
-    let file = crate::paths::open_nonblocking(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > max {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .ok()?;
-    (bytes.len() as u64 <= max).then_some(bytes)
-}
-
 /// The identity of the text `vfs` gives for `path` (0 when there is none): equal while the
 /// text is unchanged ([`Vfs::read`] returns the same `Arc`), for the engine's fingerprints and
 /// data signatures.
@@ -181,11 +162,24 @@ pub struct FsVfs {
     listings: RwLock<PathMap<Listing>>,
     /// Bumped by every change of the overlay and every invalidation ([`Vfs::generation`]).
     generation: std::sync::atomic::AtomicU64,
+    /// The largest file read ([`crate::limits::Limits::max_file_bytes`]; its default if unset).
+    max_file_bytes: Option<u64>,
 }
 
 impl FsVfs {
     pub fn new() -> FsVfs {
         FsVfs::default()
+    }
+
+    /// Reads no file larger than `max` bytes (the project's `max_file_bytes`, as the scanner).
+    pub fn with_max_file_bytes(mut self, max: u64) -> FsVfs {
+        self.max_file_bytes = Some(max);
+        self
+    }
+
+    fn max_file_bytes(&self) -> u64 {
+        self.max_file_bytes
+            .unwrap_or_else(|| crate::limits::Limits::default().max_file_bytes)
     }
 
     /// Serves `text` for `path` instead of the disk content (an unsaved editor buffer).
@@ -396,9 +390,13 @@ impl Vfs for FsVfs {
         // Only regular files are read: a hierarchy (or a fuzzed one) may point into /dev, and
         // reading /dev/console or a FIFO blocks forever (found by the check_env fuzz target). What
         // Puppet does there was not recorded; such a file gives no data here, and the scanner
-        // reports it (`cannot read: not a regular file`).
+        // reports it (`cannot read: not a regular file`). Read as the scanner reads: without
+        // blocking (a `/proc/*` glob reached `/proc/kmsg`, which `stat` calls regular and whose
+        // read waits for kernel messages: a hang found by the check_env fuzz target) and no
+        // further than the file size limit.
         let loaded = if self.stat(path).regular {
-            read_regular(path, crate::limits::Limits::default().max_file_bytes)
+            crate::paths::read_regular(path, self.max_file_bytes())
+                .ok()
                 .map(|bytes| Arc::new(SourceFile::from_bytes(path.to_path_buf(), &bytes)))
         } else {
             None
