@@ -76,8 +76,11 @@ impl<T> ByReads<T> {
         reads: impl Fn(&T) -> &[(Arc<str>, Probe)],
         accept: impl Fn(&T) -> bool,
     ) -> Option<&T> {
+        // One buffer for every list's answers (a level holds one list, or a few).
+        let mut probes: Vec<Probe> = Vec::new();
         for (exprs, by_hash) in &self.lists {
-            let probes: Vec<Probe> = exprs.iter().map(|e| prober(e)).collect();
+            probes.clear();
+            probes.extend(exprs.iter().map(|e| prober(e)));
             let Some(candidates) = by_hash.get(&hash_probes(probes.iter())) else {
                 continue;
             };

@@ -1468,11 +1468,18 @@ impl<'a> Cx<'a> {
             },
         };
         let func = self.eng.function_kind(&fname, kind);
-        let options_hash = {
+        let hash_of = |options: &Hash| {
             use std::hash::{Hash as _, Hasher};
             let mut h = super::vfs::Fnv::default();
             Value::hash(options.clone()).hash(&mut h);
             h.finish()
+        };
+        // Most levels have no options: their hash is the empty hash's, computed once.
+        static NO_OPTIONS_HASH: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        let options_hash = if options.is_empty() {
+            *NO_OPTIONS_HASH.get_or_init(|| hash_of(&Hash::default()))
+        } else {
+            hash_of(&options)
         };
         let level = Arc::new(ResolvedLevel {
             index: std::sync::OnceLock::new(),
@@ -3228,7 +3235,11 @@ impl Cx<'_> {
             };
             let start = levels.len();
             let sub_before = self.sub_lookups.get();
-            let collecting = self.layer_reads.replace(Some((Vec::new(), true)));
+            // Only a module layer is cached whole (`LayerCache`): the reads of the global and
+            // environment layers' levels are not collected.
+            let collecting = self
+                .layer_reads
+                .replace(matches!(place, Place::Module(_)).then(|| (Vec::new(), true)));
             let (error, level_warnings) =
                 self.capturing_warnings(|| self.layer_levels(&p, &mut levels));
             let (mut reads, cacheable) = self.layer_reads.replace(collecting).unwrap_or_default();
