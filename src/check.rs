@@ -124,14 +124,15 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     // The per-file phase and the analysis the project phase stands on (nodes, hierarchies,
     // groups, read index, deltas) are independent, so they run side by side: much of the
     // analysis is serial (the data-implied nodes, the grouping, the read index), and the
-    // per-file rules keep the other core busy meanwhile. No file rule touches the analysis
-    // (it is built inside a `OnceLock`: a file rule waiting on it from a thread that is
-    // building it would deadlock).
+    // per-file rules and the project rules' preparations (`Rule::prepare`: what they need of
+    // the files, not of the analysis) keep the other core busy meanwhile. No file rule or
+    // preparation touches the analysis (it is built inside a `OnceLock`: a rule waiting on it
+    // from a thread that is building it would deadlock).
     let sites = enabled
         .iter()
         .any(|r| r.reads_interpolations())
         .then(|| crate::rules::SharedSites::new(project));
-    let (per_file, ()) = rayon::join(
+    let (per_file, ((), ())) = rayon::join(
         || {
             project
                 .files
@@ -149,7 +150,12 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
                 })
                 .collect::<Vec<Vec<Diagnostic>>>()
         },
-        || prepare_analysis(project, enabled),
+        || {
+            rayon::join(
+                || prepare_analysis(project, enabled),
+                || enabled.iter().for_each(|r| r.prepare(project)),
+            )
+        },
     );
     let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
     crate::timing::mark("file rules");

@@ -121,7 +121,12 @@ pub struct Project {
     analysis: OnceLock<crate::analysis::Analysis>,
     fact_names: OnceLock<Option<std::collections::BTreeSet<String>>>,
     reach: std::sync::Mutex<crate::rules::reach::ReachCache>,
+    /// What rules computed once for the whole project, by rule name ([`Project::rule_memo`]).
+    rule_memos: std::sync::Mutex<BTreeMap<&'static str, Arc<RuleMemo>>>,
 }
+
+/// One rule's memo: its value, computed once.
+type RuleMemo = OnceLock<Arc<dyn std::any::Any + Send + Sync>>;
 
 impl std::fmt::Debug for Project {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -152,6 +157,7 @@ impl Project {
             analysis: OnceLock::new(),
             fact_names: OnceLock::new(),
             reach: Default::default(),
+            rule_memos: Default::default(),
         }
     }
 
@@ -197,6 +203,31 @@ impl Project {
         self.analysis = OnceLock::new();
         self.fact_names = OnceLock::new();
         self.reach = Default::default();
+        self.rule_memos = Default::default();
+    }
+
+    /// What rule `rule` computes once from the project's files (`init`), computed on first
+    /// use: by the rule's [`crate::rules::Rule::prepare`] while the analysis is built, or by
+    /// the rule itself when nothing prepared it (the language server). `init` must not run
+    /// parallel work that could wait on this memo from another rayon thread (see
+    /// [`crate::rules::Rule::prepare`]). Forgotten with the analysis.
+    pub fn rule_memo<T: std::any::Any + Send + Sync>(
+        &self,
+        rule: &'static str,
+        init: impl Fn() -> T,
+    ) -> Arc<T> {
+        let cell = {
+            let mut memos = self
+                .rule_memos
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            memos.entry(rule).or_default().clone()
+        };
+        let value = cell
+            .get_or_init(|| Arc::new(init()) as Arc<dyn std::any::Any + Send + Sync>)
+            .clone();
+        // One type per rule name; another type is computed afresh rather than trusted.
+        value.downcast::<T>().unwrap_or_else(|_| Arc::new(init()))
     }
 
     /// What `rules::reach` keeps of each layer (forgotten with the analysis).
@@ -236,5 +267,32 @@ impl Project {
             .iter()
             .find(|(k, _)| k == option)
             .map(|(_, v)| v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn rule_memos_are_computed_once_per_rule_and_forgotten_with_the_analysis() {
+        let mut p = Project::new(Vec::new());
+        let runs = AtomicUsize::new(0);
+        let compute = |v: u32| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            v
+        };
+        assert_eq!(*p.rule_memo("a", || compute(1)), 1);
+        // Computed once: a second call takes the first value.
+        assert_eq!(*p.rule_memo("a", || compute(2)), 1);
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        // Another rule has its own.
+        assert_eq!(*p.rule_memo("b", || compute(3)), 3);
+        // Another type under the same name is computed afresh, not mistaken for the first.
+        assert_eq!(*p.rule_memo("a", || String::from("x")), "x");
+        p.invalidate_analysis();
+        assert_eq!(*p.rule_memo("a", || compute(4)), 4);
+        assert_eq!(runs.load(Ordering::SeqCst), 3);
     }
 }

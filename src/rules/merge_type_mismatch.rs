@@ -52,6 +52,12 @@ impl Rule for MergeTypeMismatch {
         true
     }
 
+    fn prepare(&self, project: &Project) {
+        if project.files.iter().any(sets_merge) {
+            prepared(project);
+        }
+    }
+
     fn check_project(&self, project: &Project, sink: &mut Sink) {
         if !project.files.iter().any(sets_merge) {
             return;
@@ -63,9 +69,14 @@ impl Rule for MergeTypeMismatch {
             if !project.files.iter().filter(in_env).any(sets_merge) {
                 continue;
             }
-            check_env(project, env, sink);
+            check_env(project, env, &prepared(project), sink);
         }
     }
+}
+
+/// The project's [`Prepared`] file summaries, computed once.
+fn prepared(project: &Project) -> Arc<Prepared> {
+    project.rule_memo(META.name, || Prepared::of(project))
 }
 
 /// The lookup_options keys of a file whose entry asks for a merge other than first-found.
@@ -104,7 +115,7 @@ struct Candidates {
 }
 
 impl Candidates {
-    fn of(project: &Project, env: &EnvAnalysis) -> Candidates {
+    fn of(project: &Project, root: &Path) -> Candidates {
         let mut c = Candidates {
             literal: Default::default(),
             patterns: Vec::new(),
@@ -112,7 +123,7 @@ impl Candidates {
         for f in project
             .files
             .iter()
-            .filter(|f| f.env_root.as_deref() == Some(&*env.root))
+            .filter(|f| f.env_root.as_deref() == Some(root))
         {
             for k in merging_keys(f) {
                 if k.starts_with('^') {
@@ -231,7 +242,7 @@ struct Strategies {
 }
 
 impl Strategies {
-    fn of(project: &Project, env: &EnvAnalysis) -> Strategies {
+    fn of(project: &Project, root: &Path) -> Strategies {
         let mut s = Strategies {
             literal: Default::default(),
             patterns: Vec::new(),
@@ -240,7 +251,7 @@ impl Strategies {
         for f in project
             .files
             .iter()
-            .filter(|f| f.env_root.as_deref() == Some(&*env.root))
+            .filter(|f| f.env_root.as_deref() == Some(root))
         {
             let Some(root) = f.doc.root.as_ref().and_then(|r| r.as_map()) else {
                 continue;
@@ -501,47 +512,79 @@ struct Finding {
     groups: Vec<usize>,
 }
 
-fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
-    let candidates = Candidates::of(project, env);
-    let strategies = Strategies::of(project, env);
-    // Per data file of the environment: its candidate root keys (in file order, duplicates
-    // kept) and whether the value could take part in a failing merge. Computed once per file,
-    // not once per group that reads it (a common file is read by every group).
-    // Keys borrowed from the documents: copying each root key of every file twice (and a
-    // converted copy of the key node) was a quarter of this rule.
-    let mut is_candidate: crate::engine::vfs::FastMap<&str, Option<Need>> = Default::default();
-    // Keyed by PathKey: hashing a `Path` walks its components, and every location of every
-    // level of the groups looked up here is probed.
-    let mut infos: crate::engine::vfs::PathMap<Vec<(&str, bool)>> = Default::default();
-    for f in project
-        .files
-        .iter()
-        .filter(|f| f.env_root.as_deref() == Some(&*env.root))
-    {
-        let mut keys = Vec::new();
-        if let Some(map) = f.doc.root.as_ref().and_then(|r| r.as_map()) {
-            for e in &map.entries {
-                // What `e.key.to_value()` gives for a scalar key: its value.
-                let k: &str = match &e.key.kind {
-                    crate::value::NodeKind::Scalar(crate::value::Scalar {
-                        value: Value::String(k) | Value::Symbol(k),
-                        ..
-                    }) => k,
-                    _ => continue,
-                };
-                if k == lopts::LOOKUP_OPTIONS {
-                    continue;
-                }
-                let need = *is_candidate
-                    .entry(k)
-                    .or_insert_with(|| candidates.contains(k).then(|| strategies.need(k)));
-                let Some(need) = need else { continue };
-                let safe = strategies.sound && need.safe(&e.value.to_value());
-                keys.push((k, safe));
-            }
-        }
-        infos.insert(PathKey(f.source.path.clone()), keys);
+/// Per data file of each environment (by root): its candidate root keys (in file order,
+/// duplicates kept) and whether the value could take part in a failing merge. Computed once per
+/// file, not once per group that reads it (a common file is read by every group), and before
+/// the analysis is ready ([`Rule::prepare`]): done in `check_project`, this pass was a serial
+/// third of the rule, the last project rule to finish on a 1.5k-file repository.
+struct Prepared {
+    /// Keyed by PathKey: hashing a `Path` walks its components, and every location of every
+    /// level of the groups looked up here is probed.
+    envs: BTreeMap<PathBuf, FileKeys>,
+}
+
+/// Per data file: its candidate root keys and whether each value is safe.
+type FileKeys = crate::engine::vfs::PathMap<Vec<(Arc<str>, bool)>>;
+
+impl Prepared {
+    fn of(project: &Project) -> Prepared {
+        let mut roots: Vec<&Path> = project
+            .files
+            .iter()
+            .filter_map(|f| f.env_root.as_deref())
+            .collect();
+        roots.sort_unstable();
+        roots.dedup();
+        let envs = roots
+            .into_iter()
+            .map(|root| (root.to_path_buf(), Prepared::env(project, root)))
+            .collect();
+        Prepared { envs }
     }
+
+    fn env(project: &Project, root: &Path) -> FileKeys {
+        let candidates = Candidates::of(project, root);
+        let strategies = Strategies::of(project, root);
+        let mut is_candidate: crate::engine::vfs::FastMap<&str, Option<Need>> = Default::default();
+        let mut infos: FileKeys = Default::default();
+        for f in project
+            .files
+            .iter()
+            .filter(|f| f.env_root.as_deref() == Some(root))
+        {
+            let mut keys = Vec::new();
+            if let Some(map) = f.doc.root.as_ref().and_then(|r| r.as_map()) {
+                for e in &map.entries {
+                    // What `e.key.to_value()` gives for a scalar key: its value.
+                    let k: &Arc<str> = match &e.key.kind {
+                        crate::value::NodeKind::Scalar(crate::value::Scalar {
+                            value: Value::String(k) | Value::Symbol(k),
+                            ..
+                        }) => k,
+                        _ => continue,
+                    };
+                    if &**k == lopts::LOOKUP_OPTIONS {
+                        continue;
+                    }
+                    let need = *is_candidate
+                        .entry(k)
+                        .or_insert_with(|| candidates.contains(k).then(|| strategies.need(k)));
+                    let Some(need) = need else { continue };
+                    let safe = strategies.sound && need.safe(&e.value.to_value());
+                    // The document's own key (a reference count), not a copy.
+                    keys.push((k.clone(), safe));
+                }
+            }
+            infos.insert(PathKey(f.source.path.clone()), keys);
+        }
+        infos
+    }
+}
+
+fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &mut Sink) {
+    let Some(infos) = prepared.envs.get(&*env.root) else {
+        return;
+    };
     // A key is looked up only when a merge of it can fail: Puppet merges only when two
     // locations give a value (one value is returned as it is, `MergeStrategy#lookup`;
     // `attribute` needs two), and a merge of values that all pass the type check of every
@@ -579,9 +622,10 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
         .collect();
     // Per candidate key: the files defining it, and whether every value it has is safe.
     let mut keys: BTreeMap<&str, (Vec<&Path>, bool)> = BTreeMap::new();
-    for (PathKey(path), list) in &infos {
+    for (PathKey(path), list) in infos {
         let path = path.as_path();
-        for &(k, safe) in list {
+        for (k, safe) in list {
+            let (k, safe): (&str, bool) = (k, *safe);
             let e = keys.entry(k).or_insert((Vec::new(), true));
             if e.0.last() != Some(&path) {
                 e.0.push(path);
@@ -682,11 +726,12 @@ fn check_env(project: &Project, env: &EnvAnalysis, sink: &mut Sink) {
                     if !loc.exists || loc.is_uri {
                         continue;
                     }
-                    for &(k, safe) in infos
+                    for (k, safe) in infos
                         .get(&PathRef(Path::new(&loc.location)))
                         .into_iter()
                         .flatten()
                     {
+                        let (k, safe): (&str, bool) = (k, *safe);
                         if wanted.contains(k) {
                             let e = per_key.entry(k).or_insert((0, true));
                             e.0 += 1;

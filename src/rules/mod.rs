@@ -291,6 +291,15 @@ pub trait Rule: Send + Sync {
     /// Once per run, after the engine is built: cross-file and fact-set rules.
     fn check_project(&self, _project: &Project, _sink: &mut Sink) {}
 
+    /// Once per run, while the analysis is built and the file rules run: work `check_project`
+    /// needs that does not stand on the analysis (what the project's files say), kept with
+    /// [`Project::rule_memo`] for `check_project` to take. A run's cores are not all busy while
+    /// the analysis is built (parts of it are serial), and the project phase ends when its
+    /// longest rule does: work moved here leaves that phase sooner. Must not ask for the
+    /// analysis, nor run parallel work (a rayon thread waiting on the memo could hold a job it
+    /// needs).
+    fn prepare(&self, _project: &Project) {}
+
     /// True for a rule whose `check_project` asks for [`Project::analysis`]: the analysis is
     /// then built before the rules run in parallel, not by the first rule that asks, whose
     /// thread would wait for the analysis' own parallel work inside a `OnceLock` and could
