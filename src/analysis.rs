@@ -79,12 +79,21 @@ impl Analysis {
     /// up another rule's job that waits for the same `OnceLock`.
     pub fn prepare(&self, shared_lookups: bool) {
         self.envs.par_iter().for_each(|env| {
-            env.read_index();
-            crate::timing::mark("  read index");
-            if shared_lookups {
-                env.deltas();
-                crate::timing::mark("  deltas");
-            }
+            // Side by side: each stands on the groups alone (neither asks for the other), and
+            // the read index is built mostly serially (a core was idle for 2 ms of a 1.5k-file
+            // run) where the deltas are mostly parallel.
+            rayon::join(
+                || {
+                    env.read_index();
+                    crate::timing::mark("  read index");
+                },
+                || {
+                    if shared_lookups {
+                        env.deltas();
+                        crate::timing::mark("  deltas");
+                    }
+                },
+            );
         });
     }
 }
