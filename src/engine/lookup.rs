@@ -1359,22 +1359,32 @@ impl<'a> Cx<'a> {
         let cacheable = *self.nesting.borrow() < self.eng.limits.max_lookup_depth
             && self.local.borrow().is_none();
         let id = (Arc::as_ptr(cfg) as usize, entries.as_ptr() as usize, i);
-        if cacheable {
+        let f = if cacheable {
             let mut prober = |e: &str| self.probed.borrow_mut().probe(self.scope, e);
-            if let Some(hit) = self.eng.levels.get_by(id, &mut prober).filter(|h| {
-                self.sub_lookups.get() + h.sub_lookups <= self.eng.limits.max_sub_lookups
-            }) {
-                if let Some((reads, _)) = self.layer_reads.borrow_mut().as_mut() {
-                    reads.extend(hit.reads.iter().cloned());
-                }
-                for w in &hit.warnings {
-                    self.warn(w.clone());
-                }
-                self.sub_lookups
-                    .set(self.sub_lookups.get() + hit.sub_lookups);
-                return f(&hit.result);
+            let found = self.eng.levels.with_found(
+                id,
+                &mut prober,
+                |h| self.sub_lookups.get() + h.sub_lookups <= self.eng.limits.max_sub_lookups,
+                f,
+                |hit, f| {
+                    if let Some((reads, _)) = self.layer_reads.borrow_mut().as_mut() {
+                        reads.extend(hit.reads.iter().cloned());
+                    }
+                    for w in &hit.warnings {
+                        self.warn(w.clone());
+                    }
+                    self.sub_lookups
+                        .set(self.sub_lookups.get() + hit.sub_lookups);
+                    f(&hit.result)
+                },
+            );
+            match found {
+                Ok(out) => return out,
+                Err(f) => f,
             }
-        }
+        } else {
+            f
+        };
         let saved_reads = self.reads.replace(Vec::new());
         let saved_tracking = self.track_reads.replace(true);
         let saved_warnings = self.warnings.replace(Vec::new());
