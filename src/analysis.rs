@@ -147,6 +147,14 @@ impl Vfs for ProjectVfs {
         self.disk.is_symlink(path)
     }
 
+    fn set_read_budget(&self, bytes: u64) {
+        self.disk.set_read_budget(bytes)
+    }
+
+    fn refused(&self, path: &Path) -> bool {
+        self.disk.refused(path)
+    }
+
     fn generation(&self) -> u64 {
         self.disk.generation()
     }

@@ -48,6 +48,10 @@ pub struct Limits {
     pub max_glob_visits: usize,
     /// Most alternatives brace expansion (`{a,b}{c,d}...`) may produce. Default 10,000.
     pub max_glob_alternatives: usize,
+    /// Most bytes the engine holds read from files the check did not load itself (a hierarchy
+    /// path or glob reaching outside the checked tree, `/*/**`; everything `hieralint lookup`
+    /// reads). Default 1 GiB.
+    pub max_read_bytes: u64,
 }
 
 impl Limits {
@@ -75,6 +79,7 @@ impl Default for Limits {
             max_glob_results: 100_000,
             max_glob_visits: 1_000_000,
             max_glob_alternatives: 10_000,
+            max_read_bytes: 1 << 30,
         }
     }
 }

@@ -7,8 +7,8 @@
 //! phases report their work through [`phase`] and [`inc`], which do nothing when no reporter is
 //! installed (the library, the language server, tests).
 
-use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 

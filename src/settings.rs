@@ -322,6 +322,7 @@ const LIMIT_KEYS: &[&str] = &[
     "max-glob-results",
     "max-glob-visits",
     "max-glob-alternatives",
+    "max-read-bytes",
 ];
 
 /// Sets one `limits:` entry; false when the key is unknown.
@@ -338,6 +339,7 @@ fn set_limit(l: &mut Limits, key: &str, n: u64) -> bool {
         "max-glob-results" => l.max_glob_results = as_usize,
         "max-glob-visits" => l.max_glob_visits = as_usize,
         "max-glob-alternatives" => l.max_glob_alternatives = as_usize,
+        "max-read-bytes" => l.max_read_bytes = n,
         _ => return false,
     }
     true

@@ -1192,3 +1192,45 @@ fn procfs_files_that_block_or_never_end_are_not_read() {
         assert!(none, "{path} gave data");
     }
 }
+
+/// A hierarchy reading more than `max_read_bytes` from disk (a glob such as `/*/**`, made by the
+/// check_env fuzz target, matches every file under `/`): the file past the budget is not read
+/// and the lookup fails with a limit error instead of holding the whole file system in memory.
+/// The files a check loads itself are served from memory and do not count.
+#[test]
+fn reads_past_the_byte_budget_fail_the_lookup() {
+    let tmp = TempDir::new("hostile-read-budget");
+    let data = tmp.0.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    // Three files of about 1 KiB; the key is defined in the last one the glob reads.
+    let pad = format!("pad: \"{}\"\n", "x".repeat(1000));
+    std::fs::write(data.join("a.yaml"), format!("a: 1\n{pad}")).unwrap();
+    std::fs::write(data.join("b.yaml"), format!("b: 2\n{pad}")).unwrap();
+    std::fs::write(data.join("c.yaml"), format!("wanted: 3\n{pad}")).unwrap();
+    std::fs::write(
+        tmp.0.join("hiera.yaml"),
+        "version: 5\nhierarchy:\n  - name: all\n    glob: \"*.yaml\"\n",
+    )
+    .unwrap();
+    // Unbounded enough: the value is found.
+    let o = lookup(&tmp.0, "wanted", Limits::default());
+    assert_eq!(o.value(), Some(&Value::Integer(3)), "{:?}", o.result);
+    // Two files fit, the third does not.
+    let small = Limits {
+        max_read_bytes: 1500,
+        ..Limits::default()
+    };
+    let e = lookup_error(&lookup(&tmp.0, "wanted", small));
+    assert!(e.contains("max_read_bytes"), "{e}");
+    assert!(e.contains("c.yaml"), "{e}");
+    // `check` loads the data files itself: the engine reads none of them from disk, so the
+    // same budget refuses nothing (no H404 lookup failure for `wanted`).
+    let r = check_dir(&tmp.0, small);
+    assert!(
+        !r.diagnostics
+            .iter()
+            .any(|d| d.message.contains("max_read_bytes")),
+        "{:?}",
+        r.diagnostics
+    );
+}

@@ -1974,7 +1974,7 @@ impl<'a> Cx<'a> {
         };
         let path = self.builtin_options_ok(dp, loc)?;
         let Some(file) = self.eng.files.load(&*self.eng.vfs, &path, format) else {
-            return Err(data::read_failure(&path, self.eng.vfs.is_dir(&path)));
+            return Err(self.read_failure(&path));
         };
         let v = match format {
             Format::Yaml => {
@@ -2056,7 +2056,7 @@ impl<'a> Cx<'a> {
             Some(r) => r,
             None => {
                 let Some(file) = self.eng.files.load(&*self.eng.vfs, &path, Format::Yaml) else {
-                    return Err(data::read_failure(&path, self.eng.vfs.is_dir(&path)));
+                    return Err(self.read_failure(&path));
                 };
                 let mut w = Vec::new();
                 let r = data::yaml_hash(&file, &path, self.strict() == Strict::Error, &mut w);
@@ -2404,6 +2404,20 @@ impl<'a> Cx<'a> {
 
     /// A hieralint limit was hit: the lookup stops with an error that names it (never a silent
     /// truncation; docs/limits.md).
+    /// Why a data file a level names gave nothing: the read budget was spent (a limit error),
+    /// or what Ruby's read raises.
+    fn read_failure(&self, path: &std::path::Path) -> LookupError {
+        if self.eng.vfs.refused(path) {
+            return self.limit_error(format!(
+                "`{}` was not read: the files the engine read from disk reached {} bytes \
+                 (limit `max_read_bytes`)",
+                path.display(),
+                self.eng.limits.max_read_bytes
+            ));
+        }
+        data::read_failure(path, self.eng.vfs.is_dir(path))
+    }
+
     fn limit_error(&self, what: String) -> LookupError {
         LookupError::new(
             ErrorKind::Unsupported,

@@ -271,6 +271,7 @@ impl Engine {
     /// sub-lookups) and globs (results, visited entries, brace alternatives); the defaults are
     /// [`Limits::default`] (docs/limits.md).
     pub fn with_limits(mut self, limits: Limits) -> Engine {
+        self.vfs.set_read_budget(limits.max_read_bytes);
         self.limits = limits;
         self
     }

@@ -40,6 +40,17 @@ pub trait Vfs: Send + Sync {
         false
     }
 
+    /// Bounds the bytes this file system holds read ([`Limits::max_read_bytes`]): set by the
+    /// engine from its limits. File systems that read nothing from disk keep the default.
+    ///
+    /// [`Limits::max_read_bytes`]: crate::limits::Limits::max_read_bytes
+    fn set_read_budget(&self, _bytes: u64) {}
+
+    /// Whether [`Vfs::read`] gave nothing for `path` because the read budget was spent.
+    fn refused(&self, _path: &Path) -> bool {
+        false
+    }
+
     /// A number that changes whenever the answers above may have changed (an overlay set or
     /// cleared, cached reads forgotten). The engine drops what it derived from the file system
     /// (resolved levels, shared outcomes) when it changes. A file system that never changes
@@ -150,7 +161,6 @@ fn hash_path<H: std::hash::Hasher>(p: &Path, h: &mut H) {
 }
 
 /// The real file system, with reads cached and an overlay of in-memory buffers.
-#[derive(Default)]
 pub struct FsVfs {
     overlay: RwLock<PathMap<Arc<SourceFile>>>,
     cache: RwLock<PathMap<Option<Arc<SourceFile>>>>,
@@ -164,6 +174,29 @@ pub struct FsVfs {
     generation: std::sync::atomic::AtomicU64,
     /// The largest file read ([`crate::limits::Limits::max_file_bytes`]; its default if unset).
     max_file_bytes: Option<u64>,
+    /// The bytes of the files held read, and the most allowed
+    /// ([`crate::limits::Limits::max_read_bytes`]; unbounded until the engine sets it).
+    read_total: std::sync::atomic::AtomicU64,
+    read_budget: std::sync::atomic::AtomicU64,
+    /// Files not read because the budget was spent.
+    refused: RwLock<FastSet<PathBuf>>,
+}
+
+impl Default for FsVfs {
+    fn default() -> Self {
+        FsVfs {
+            overlay: Default::default(),
+            cache: Default::default(),
+            dirs: Default::default(),
+            stats: Default::default(),
+            listings: Default::default(),
+            generation: Default::default(),
+            max_file_bytes: None,
+            read_total: Default::default(),
+            read_budget: std::sync::atomic::AtomicU64::new(u64::MAX),
+            refused: Default::default(),
+        }
+    }
 }
 
 impl FsVfs {
@@ -213,9 +246,20 @@ impl FsVfs {
             self.stats.write(),
             self.listings.write(),
         ) {
+            use std::sync::atomic::Ordering;
+            if let Ok(mut r) = self.refused.write() {
+                r.clear();
+            }
             match path {
                 Some(p) => {
-                    c.remove(&PathRef(p));
+                    if let Some(Some(f)) = c.remove(&PathRef(p)) {
+                        let n = f.text().len() as u64;
+                        let _ = self.read_total.fetch_update(
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                            |t| Some(t.saturating_sub(n)),
+                        );
+                    }
                     d.remove(&PathRef(p));
                     st.remove(&PathRef(p));
                     l.remove(&PathRef(p));
@@ -226,6 +270,7 @@ impl FsVfs {
                 }
                 None => {
                     c.clear();
+                    self.read_total.store(0, Ordering::Relaxed);
                     d.clear();
                     st.clear();
                     l.clear();
@@ -395,9 +440,27 @@ impl Vfs for FsVfs {
         // read waits for kernel messages: a hang found by the check_env fuzz target) and no
         // further than the file size limit.
         let loaded = if self.stat(path).regular {
+            // What is held read is bounded as a whole too ([`Limits::max_read_bytes`]): a glob
+            // such as `/*/**` (the check_env fuzz target made one) matches every file under `/`,
+            // each within the file size limit. Past the budget a file is not read, and the
+            // lookup reading it fails with a limit error (`Vfs::refused`). Two threads may each
+            // pass the test before either adds its file: the excess is one file per thread.
+            //
+            // [`Limits::max_read_bytes`]: crate::limits::Limits::max_read_bytes
+            use std::sync::atomic::Ordering;
+            if self.read_total.load(Ordering::Relaxed) >= self.read_budget.load(Ordering::Relaxed) {
+                if let Ok(mut r) = self.refused.write() {
+                    r.insert(path.to_path_buf());
+                }
+                return None;
+            }
             crate::paths::read_regular(path, self.max_file_bytes())
                 .ok()
-                .map(|bytes| Arc::new(SourceFile::from_bytes(path.to_path_buf(), &bytes)))
+                .map(|bytes| {
+                    self.read_total
+                        .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                    Arc::new(SourceFile::from_bytes(path.to_path_buf(), &bytes))
+                })
         } else {
             None
         };
@@ -420,6 +483,15 @@ impl Vfs for FsVfs {
 
     fn is_symlink(&self, path: &Path) -> bool {
         path.is_symlink()
+    }
+
+    fn set_read_budget(&self, bytes: u64) {
+        self.read_budget
+            .store(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn refused(&self, path: &Path) -> bool {
+        self.refused.read().is_ok_and(|r| r.contains(path))
     }
 
     fn read_dir(&self, path: &Path) -> Option<Vec<(String, bool)>> {
