@@ -60,11 +60,15 @@ fn scope() -> Scope {
 /// The default limits with glob walks bounded lower: a location that interpolates to
 /// `/**/*.yaml` (an empty variable before the `/`) walks the whole machine, which the default
 /// `max_glob_visits` bounds but only after seconds, and a bounded walk must not read as a hang
-/// (`-timeout`). The walk at full size is `datadir_at_root` in tests/hostile.rs.
+/// (`-timeout`). The walk at full size is `datadir_at_root` in tests/hostile.rs. What such a glob
+/// reads is bounded lower too: the default `max_read_bytes` (1 GiB of file text, then its parse)
+/// leaves too little room under the fuzzer's 2 GiB memory limit; the budget itself is tested by
+/// `reads_past_the_byte_budget_fail_the_lookup` in tests/hostile.rs.
 fn limits() -> Limits {
     Limits {
         max_glob_visits: 20_000,
         max_glob_results: 2_000,
+        max_read_bytes: 256 << 20,
         ..Limits::default()
     }
 }
