@@ -248,6 +248,8 @@ const MAX_VARIANTS: usize = 64;
 
 impl Engine {
     pub fn new(spec: EnvironmentSpec, opts: EngineOptions, vfs: Arc<dyn Vfs>) -> Engine {
+        // The default read budget until `with_limits` sets another (`hieralint lookup` keeps it).
+        vfs.set_read_budget(Limits::default().max_read_bytes);
         let env = Environment::load(spec, &*vfs);
         Engine {
             env,
