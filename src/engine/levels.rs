@@ -94,32 +94,40 @@ impl<T> ByReads<T> {
         None
     }
 
-    /// Adds `value`, computed with `reads`; false when it was not kept (too many lists, or
-    /// `same` finds an equal one already there).
-    pub fn insert(
-        &mut self,
-        reads: &[(Arc<str>, Probe)],
-        value: T,
-        same: impl Fn(&T) -> bool,
-    ) -> bool {
-        let exprs: Vec<Arc<str>> = reads.iter().map(|(e, _)| e.clone()).collect();
-        let slot = match self.lists.iter().position(|(e, _)| *e == exprs) {
+    /// Adds `value`, whose reads `key` describes; false when it was not kept (too many lists,
+    /// or `same(kept, &value)` holds for a value already there).
+    pub fn insert(&mut self, key: ReadKey, value: T, same: impl Fn(&T, &T) -> bool) -> bool {
+        let slot = match self.lists.iter().position(|(e, _)| *e == key.exprs) {
             Some(i) => i,
             None if self.lists.len() < MAX_READ_LISTS => {
-                self.lists.push((exprs, FastMap::default()));
+                self.lists.push((key.exprs, FastMap::default()));
                 self.lists.len() - 1
             }
             None => return false,
         };
-        let list = self.lists[slot]
-            .1
-            .entry(hash_probes(reads.iter().map(|(_, p)| p)))
-            .or_default();
-        if list.iter().any(same) {
+        let list = self.lists[slot].1.entry(key.hash).or_default();
+        if list.iter().any(|c| same(c, &value)) {
             return false;
         }
         list.push(value);
         true
+    }
+}
+
+/// What finds a value among those of a [`ByReads`]: the expressions its computation read and a
+/// hash of what they gave. Made before the cache is locked: a thread inserting holds every
+/// other thread's lookups of the cache off while it works under the write lock.
+pub(crate) struct ReadKey {
+    exprs: Vec<Arc<str>>,
+    hash: u64,
+}
+
+impl ReadKey {
+    pub fn of(reads: &[(Arc<str>, Probe)]) -> ReadKey {
+        ReadKey {
+            exprs: reads.iter().map(|(e, _)| e.clone()).collect(),
+            hash: hash_probes(reads.iter().map(|(_, p)| p)),
+        }
     }
 }
 
@@ -185,26 +193,27 @@ fn hash_probes<'a>(probes: impl Iterator<Item = &'a Probe>) -> u64 {
     h.finish()
 }
 
-/// Adds `value`, computed with `reads`, to a cache entry's resolutions (`count` of them, at most
-/// [`MAX_VARIANTS`]). Two threads may resolve the same thing for equal scopes at once: one is
-/// kept (equal reads in the same list and hash bucket are equal answers).
+/// Adds `value`, whose reads `key` describes, to a cache entry's resolutions (`count` of them,
+/// at most [`MAX_VARIANTS`]).
 fn insert_variant<T>(
     variants: &mut ByReads<Arc<T>>,
     count: &mut usize,
-    reads: &[(Arc<str>, Probe)],
-    value: T,
+    key: ReadKey,
+    value: Arc<T>,
     reads_of: impl Fn(&T) -> &[(Arc<str>, Probe)],
 ) {
     if *count >= MAX_VARIANTS {
         return;
     }
-    let same = |c: &Arc<T>| {
-        reads_of(c)
+    // Two threads may resolve the same thing for equal scopes at once: one is kept (equal
+    // reads in the same list and hash bucket are equal answers).
+    let same = |kept: &Arc<T>, new: &Arc<T>| {
+        reads_of(kept)
             .iter()
             .map(|(_, p)| p)
-            .eq(reads.iter().map(|(_, p)| p))
+            .eq(reads_of(new).iter().map(|(_, p)| p))
     };
-    if variants.insert(reads, Arc::new(value), same) {
+    if variants.insert(key, value, same) {
         *count += 1;
     }
 }
@@ -243,6 +252,10 @@ impl LevelCache {
     }
 
     pub fn insert(&self, id: LevelId, config: &Arc<LayerConfig>, level: CachedLevel) {
+        // Made before the write lock, which holds every other thread's lookups off (three
+        // inserts per data-implied node).
+        let key = ReadKey::of(&level.reads);
+        let level = Arc::new(level);
         let Ok(mut map) = self.map.write() else {
             return;
         };
@@ -251,10 +264,7 @@ impl LevelCache {
             resolutions: ByReads::default(),
             count: 0,
         });
-        let reads = level.reads.clone();
-        insert_variant(&mut v.resolutions, &mut v.count, &reads, level, |c| {
-            &c.reads
-        });
+        insert_variant(&mut v.resolutions, &mut v.count, key, level, |c| &c.reads);
     }
 
     pub fn clear(&self) {
@@ -353,36 +363,33 @@ impl LayerCache {
                 }
             }
         }
+        let key = ReadKey::of(&reads);
+        let block = Arc::new(ModuleBlock {
+            reads,
+            levels: Arc::new(super::SharedLevels::new(
+                layers
+                    .iter()
+                    .flat_map(|l| l.levels.iter().cloned())
+                    .collect(),
+            )),
+            sub_lookups: layers.iter().map(|l| l.sub_lookups).sum(),
+            layers,
+        });
         let Ok(mut blocks) = self.blocks.write() else {
             return;
         };
         let (variants, count) = &mut *blocks;
-        insert_variant(
-            variants,
-            count,
-            &reads.clone(),
-            ModuleBlock {
-                reads,
-                levels: Arc::new(super::SharedLevels::new(
-                    layers
-                        .iter()
-                        .flat_map(|l| l.levels.iter().cloned())
-                        .collect(),
-                )),
-                sub_lookups: layers.iter().map(|l| l.sub_lookups).sum(),
-                layers,
-            },
-            |b| &b.reads,
-        );
+        insert_variant(variants, count, key, block, |b| &b.reads);
     }
 
     pub fn insert(&self, module: &str, layer: CachedLayer) {
+        let key = ReadKey::of(&layer.reads);
+        let layer = Arc::new(layer);
         let Ok(mut map) = self.map.write() else {
             return;
         };
         let (variants, count) = map.entry(module.to_string()).or_default();
-        let reads = layer.reads.clone();
-        insert_variant(variants, count, &reads, layer, |c| &c.reads);
+        insert_variant(variants, count, key, layer, |c| &c.reads);
     }
 
     pub fn clear(&self) {

@@ -1063,13 +1063,13 @@ impl Session<'_> {
             if let Some(l) = slot.map(|i| &mut lists[i]) {
                 if l.count < MAX_DATA_VARIANTS
                     && l.by_signature.entry(signature).or_default().insert(
-                        &reads,
+                        levels::ReadKey::of(&reads),
                         CachedOutcome {
                             request: rk.clone(),
                             reads: reads.clone(),
                             outcome: o.clone(),
                         },
-                        |_| false,
+                        |_, _| false,
                     )
                 {
                     l.count += 1;
