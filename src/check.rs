@@ -271,6 +271,10 @@ pub fn recheck_file(
             diagnostics.push(scan_error_diagnostic(&e));
         }
     }
+    // The analysis (and what rules kept of the files) was built from the old text: the
+    // project-wide rules would judge the file as it was (tests/recheck.rs
+    // `project_rules_see_the_reloaded_file`).
+    project.invalidate_analysis();
     diagnostics.extend(run_project_rules(project, &enabled));
     diag::sort_and_dedup(&mut diagnostics);
     Some(diagnostics)

@@ -133,3 +133,46 @@ fn a_deleted_file_is_reported_and_dropped_from_the_project() {
     assert_eq!(result.project.files.len(), before - 1);
     assert!(check::recheck_file(&mut result.project, &common, &o).is_none());
 }
+
+/// The project-wide rules see the reloaded file too: a key the engine looks up, missing before
+/// the edit and defined by it, is no longer reported (the analysis built from the old text, and
+/// what rules kept of the files, are forgotten).
+#[test]
+fn project_rules_see_the_reloaded_file() {
+    let env = TempEnv::new("project-rules");
+    let common = env.path("data/common.yaml");
+    std::fs::write(
+        &common,
+        "---\nlookup_options:\n  profile::list:\n    merge: unique\nprofile::a: \"%{lookup('profile::missing')}\"\nprofile::list: [a]\n",
+    )
+    .unwrap();
+    let o = opts(&env.0);
+    let mut result = check::check(&o);
+    let codes = |ds: &[hieralint::diag::Diagnostic]| -> Vec<&'static str> {
+        ds.iter().map(|d| d.rule.name).collect()
+    };
+    assert!(
+        codes(&result.diagnostics).contains(&"interpolated-key-not-found"),
+        "{:?}",
+        positions(&result.diagnostics)
+    );
+    let path = result
+        .project
+        .files
+        .iter()
+        .find(|f| f.source.path.ends_with("common.yaml"))
+        .map(|f| f.source.path.clone())
+        .unwrap();
+    // The missing key is now defined.
+    std::fs::write(
+        &common,
+        "---\nlookup_options:\n  profile::list:\n    merge: unique\nprofile::a: \"%{lookup('profile::missing')}\"\nprofile::missing: here\nprofile::list: [a]\n",
+    )
+    .unwrap();
+    let ds = check::recheck_file(&mut result.project, &path, &o).unwrap();
+    assert!(
+        !codes(&ds).contains(&"interpolated-key-not-found"),
+        "{:?}",
+        positions(&ds)
+    );
+}
