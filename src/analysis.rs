@@ -392,7 +392,7 @@ fn smallest_distinct<'a>(names: impl Iterator<Item = &'a str>, k: usize) -> (Vec
 }
 
 /// The environments of a project: every distinct `env_root` of its files.
-fn environment_roots(project: &Project) -> Vec<PathBuf> {
+pub(crate) fn environment_roots(project: &Project) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = project
         .files
         .iter()

@@ -134,10 +134,10 @@ pub fn run_check_with(
 
     // A bar on stderr while the checks run (terminals only, after a delay); cleared before any
     // output is written.
-    // Nothing is installed when no bar can be drawn: counting files for a bar never shown cost
-    // every file a lock and a clock read on both threads.
-    let progress = crate::progress::wanted(std::io::stderr().is_terminal(), args.quiet)
-        .then(|| crate::progress::install(true));
+    let progress = crate::progress::install(crate::progress::wanted(
+        std::io::stderr().is_terminal(),
+        args.quiet,
+    ));
     let mut stdin_fixed: Option<String> = None;
     let mut result = if args.fix {
         let out = run::run_with_fixes(&opts);

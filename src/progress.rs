@@ -7,7 +7,6 @@
 //! phases report their work through [`phase`] and [`inc`], which do nothing when no reporter is
 //! installed (the library, the language server, tests).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -26,9 +25,6 @@ fn delay() -> Duration {
 }
 
 static CURRENT: RwLock<Option<Arc<ProgressBar>>> = RwLock::new(None);
-/// Whether a reporter is installed: read before `CURRENT`, so that a run without one reports
-/// progress without touching a lock (a plain load of a line no thread writes).
-static INSTALLED: AtomicBool = AtomicBool::new(false);
 
 /// Whether a run should ever draw a bar: only on a terminal, and never in quiet runs.
 pub fn wanted(stderr_is_terminal: bool, quiet: bool) -> bool {
@@ -56,7 +52,6 @@ pub fn install(draw: bool) -> Guard {
     }
     if let Ok(mut c) = CURRENT.write() {
         *c = Some(bar.clone());
-        INSTALLED.store(true, Ordering::Release);
     }
     let (stop, waiter) = if draw {
         let (tx, rx) = channel::<()>();
@@ -79,7 +74,6 @@ impl Drop for Guard {
     fn drop(&mut self) {
         if let Ok(mut c) = CURRENT.write() {
             *c = None;
-            INSTALLED.store(false, Ordering::Release);
         }
         // Hang up, then wait for the waiter so that it cannot draw after the run's output.
         drop(self.stop.take());
@@ -91,9 +85,6 @@ impl Drop for Guard {
 }
 
 fn current() -> Option<Arc<ProgressBar>> {
-    if !INSTALLED.load(Ordering::Acquire) {
-        return None;
-    }
     CURRENT.read().ok().and_then(|c| c.clone())
 }
 
@@ -109,9 +100,6 @@ pub fn phase(name: &'static str, len: usize) {
 /// One more unit of the current phase done.
 pub fn inc() {
     // Read the slot without cloning the Arc: this runs once per file and per rule.
-    if !INSTALLED.load(Ordering::Acquire) {
-        return;
-    }
     if let Ok(c) = CURRENT.read() {
         if let Some(bar) = c.as_ref() {
             bar.inc(1);

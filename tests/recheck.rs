@@ -41,6 +41,16 @@ fn opts(root: &Path) -> CheckOptions {
     }
 }
 
+/// The path of the project's file whose name ends in `suffix`, as the project names it.
+fn loaded_path(project: &hieralint::project::Project, suffix: &str) -> PathBuf {
+    project
+        .files
+        .iter()
+        .find(|f| f.source.path.ends_with(suffix))
+        .map(|f| f.source.path.clone())
+        .unwrap()
+}
+
 /// (code, file name, line, column) of each diagnostic.
 fn positions(ds: &[hieralint::diag::Diagnostic]) -> Vec<(&'static str, String, usize, usize)> {
     ds.iter()
@@ -68,13 +78,7 @@ fn a_changed_file_is_reloaded_and_checked_again() {
         "{:?}",
         positions(&result.diagnostics)
     );
-    let cfg = result
-        .project
-        .files
-        .iter()
-        .find(|f| f.source.path.ends_with("hiera.yaml"))
-        .map(|f| f.source.path.clone())
-        .unwrap();
+    let cfg = loaded_path(&result.project, "hiera.yaml");
 
     std::fs::write(env.path("hiera.yaml"), BAD_CONFIG).unwrap();
     let ds = check::recheck_file(&mut result.project, &cfg, &o).unwrap();
@@ -113,13 +117,7 @@ fn a_deleted_file_is_reported_and_dropped_from_the_project() {
     let env = TempEnv::new("deleted");
     let o = opts(&env.0);
     let mut result = check::check(&o);
-    let common = result
-        .project
-        .files
-        .iter()
-        .find(|f| f.source.path.ends_with("common.yaml"))
-        .map(|f| f.source.path.clone())
-        .unwrap();
+    let common = loaded_path(&result.project, "common.yaml");
     let before = result.project.files.len();
     std::fs::remove_file(&common).unwrap();
     let ds = check::recheck_file(&mut result.project, &common, &o).unwrap();
@@ -143,7 +141,7 @@ fn project_rules_see_the_reloaded_file() {
     let common = env.path("data/common.yaml");
     std::fs::write(
         &common,
-        "---\nlookup_options:\n  profile::list:\n    merge: unique\nprofile::a: \"%{lookup('profile::missing')}\"\nprofile::list: [a]\n",
+        "---\nprofile::a: \"%{lookup('profile::missing')}\"\n",
     )
     .unwrap();
     let o = opts(&env.0);
@@ -156,17 +154,11 @@ fn project_rules_see_the_reloaded_file() {
         "{:?}",
         positions(&result.diagnostics)
     );
-    let path = result
-        .project
-        .files
-        .iter()
-        .find(|f| f.source.path.ends_with("common.yaml"))
-        .map(|f| f.source.path.clone())
-        .unwrap();
+    let path = loaded_path(&result.project, "common.yaml");
     // The missing key is now defined.
     std::fs::write(
         &common,
-        "---\nlookup_options:\n  profile::list:\n    merge: unique\nprofile::a: \"%{lookup('profile::missing')}\"\nprofile::missing: here\nprofile::list: [a]\n",
+        "---\nprofile::a: \"%{lookup('profile::missing')}\"\nprofile::missing: here\n",
     )
     .unwrap();
     let ds = check::recheck_file(&mut result.project, &path, &o).unwrap();

@@ -528,16 +528,13 @@ type FileKeys = crate::engine::vfs::PathMap<Vec<(Arc<str>, bool)>>;
 
 impl Prepared {
     fn of(project: &Project) -> Prepared {
-        let mut roots: Vec<&Path> = project
-            .files
-            .iter()
-            .filter_map(|f| f.env_root.as_deref())
-            .collect();
-        roots.sort_unstable();
-        roots.dedup();
-        let envs = roots
+        // The environments the analysis makes, by the same roots.
+        let envs = crate::analysis::environment_roots(project)
             .into_iter()
-            .map(|root| (root.to_path_buf(), Prepared::env(project, root)))
+            .map(|root| {
+                let files = Prepared::env(project, &root);
+                (root, files)
+            })
             .collect();
         Prepared { envs }
     }
