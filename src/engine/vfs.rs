@@ -709,6 +709,17 @@ pub fn fnmatch(pattern: &str, name: &str) -> bool {
             return !name.starts_with('.') && name.ends_with(tail);
         }
     }
+    // `<literal>?*<literal>`: what a hierarchy path with a `%{...}` hole becomes when data files
+    // are placed against it (`rules::reach`): the head, at least one character, the tail. A
+    // leading `.` of the name is only matched by the head's own.
+    if let Some((head, tail)) = pattern.split_once("?*") {
+        if !special(head) && !special(tail) {
+            return name.len() > head.len() + tail.len()
+                && name.starts_with(head)
+                && name.ends_with(tail)
+                && (!head.is_empty() || !name.starts_with('.'));
+        }
+    }
     fnmatch_general(pattern, name)
 }
 
@@ -1291,6 +1302,14 @@ mod tests {
             "",
             "**",
             "*.yaml*",
+            "?*.yaml",
+            "?*",
+            "web?*.yaml",
+            ".?*",
+            "?*é",
+            "é?*",
+            "x?*?*",
+            "?*[ab]",
         ];
         let names = [
             "common.yaml",
@@ -1309,6 +1328,13 @@ mod tests {
             "xé",
             "ε.yaml",
             "common.yml",
+            "web.yaml",
+            "web1.yaml",
+            "x",
+            "xé",
+            "éé",
+            "..yaml",
+            "a.yaml",
         ];
         for p in patterns {
             for n in names {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::{FunctionKind, HieraConfig, HierarchyEntry, Locations};
-use crate::engine::vfs::{brace_expand_limited, fnmatch, PathKey};
+use crate::engine::vfs::{brace_expand_limited, fnmatch, PathKey, PathMap, PathRef};
 use crate::project::{FileRole, Layer, LoadedFile, Project};
 use crate::span::{SourceFile, Span};
 
@@ -341,16 +341,18 @@ fn module_data_provider(root: &Path) -> Option<String> {
 pub fn layer_root(file: &LoadedFile) -> Option<PathBuf> {
     let env_root = file.env_root.as_deref()?;
     match &file.layer {
-        Layer::Module(_) => module_root(file, env_root, &crate::scan::module_dirs(env_root)),
+        Layer::Module(_) => {
+            module_root(file, env_root, &crate::scan::module_dirs(env_root)).map(Path::to_path_buf)
+        }
         _ => Some(env_root.to_path_buf()),
     }
 }
 
 /// The directory of the module a module data file belongs to, given the environment's module
 /// directories.
-fn module_root(file: &LoadedFile, env_root: &Path, dirs: &[PathBuf]) -> Option<PathBuf> {
+fn module_root<'a>(file: &'a LoadedFile, env_root: &'a Path, dirs: &[PathBuf]) -> Option<&'a Path> {
     let Layer::Module(m) = &file.layer else {
-        return Some(env_root.to_path_buf());
+        return Some(env_root);
     };
     for a in file.source.path.ancestors().skip(1) {
         if a == env_root {
@@ -359,14 +361,28 @@ fn module_root(file: &LoadedFile, env_root: &Path, dirs: &[PathBuf]) -> Option<P
         if a.file_name().and_then(|n| n.to_str()) == Some(m.as_str())
             && a.parent().is_some_and(|p| dirs.iter().any(|d| d == p))
         {
-            return Some(a.to_path_buf());
+            return Some(a);
         }
     }
-    Some(env_root.to_path_buf())
+    Some(env_root)
 }
 
 /// The path components of `path` relative to `root` (or absolute ones for absolute patterns).
 fn components(path: &Path) -> Vec<&str> {
+    // Split at the separators when the bytes are what the components spell (the usual case:
+    // `Path::components` was a fifth of placing a file); `.`/`..` only lead such a path.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        if crate::paths::spells_components(path.as_os_str().as_bytes()) {
+            if let Some(s) = path.to_str() {
+                return s
+                    .split('/')
+                    .filter(|c| !matches!(*c, "" | "." | ".."))
+                    .collect();
+            }
+        }
+    }
     path.components()
         .filter_map(|c| match c {
             std::path::Component::Normal(s) => s.to_str(),
@@ -414,7 +430,7 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
     let Some(root) = cached_layer_root(project, file) else {
         return Reach::Unknown;
     };
-    let plan = layer_plan(project, &root, &file.layer);
+    let plan = layer_plan(project, root, &file.layer);
     let levels = match &*plan {
         LayerPlan::Unknown => return Reach::Unknown,
         LayerPlan::NoLayer { provider } => {
@@ -425,7 +441,7 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
                 _ => {
                     // Hiera 3 era layouts keep environment data in `hieradata/` for the
                     // global hiera.yaml to read: nothing hieralint can see.
-                    let rel = file.source.path.strip_prefix(&root).ok();
+                    let rel = file.source.path.strip_prefix(root).ok();
                     if rel.is_some_and(|r| r.starts_with("hieradata")) || provider.is_some() {
                         return Reach::OtherReader;
                     }
@@ -441,7 +457,7 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
         }
         LayerPlan::Levels(l) => l,
     };
-    let Ok(rel) = file.source.path.strip_prefix(&root) else {
+    let Some(rel) = crate::paths::strip_prefix(&file.source.path, root) else {
         return Reach::Unknown;
     };
     let rel_refs = components(rel);
@@ -536,37 +552,39 @@ enum Step {
 pub(crate) struct ReachCache {
     // Keyed by `PathKey`, whose hash reads the path's bytes (`Path`'s own hashes component
     // by component): every data file asks for its layer's plan.
-    plans: crate::engine::vfs::FastMap<(PathKey, Layer), Arc<LayerPlan>>,
-    module_dirs: crate::engine::vfs::FastMap<PathKey, Arc<Vec<PathBuf>>>,
+    // By layer, then by root, looked up without copying the root (`PathRef`).
+    plans: crate::engine::vfs::FastMap<Layer, PathMap<Arc<LayerPlan>>>,
+    module_dirs: PathMap<Arc<Vec<PathBuf>>>,
 }
 
 fn layer_plan(project: &Project, root: &Path, layer: &Layer) -> Arc<LayerPlan> {
     cached(
         project,
-        |c| &mut c.plans,
-        (PathKey(root.to_path_buf()), layer.clone()),
+        |c| c.plans.get(layer)?.get(&PathRef(root)).cloned(),
+        |c, v| {
+            c.plans
+                .entry(layer.clone())
+                .or_default()
+                .insert(PathKey(root.to_path_buf()), v);
+        },
         || build_plan(project, root, layer),
     )
 }
 
-/// `map(cache)[key]`, made by `make` (outside the lock) the first time.
-fn cached<K: std::hash::Hash + Eq, V>(
+/// What `get` finds in the cache, or made by `make` (outside the lock) and handed to `put`
+/// the first time.
+fn cached<V>(
     project: &Project,
-    map: impl Fn(&mut ReachCache) -> &mut crate::engine::vfs::FastMap<K, Arc<V>>,
-    key: K,
+    get: impl Fn(&ReachCache) -> Option<Arc<V>>,
+    put: impl FnOnce(&mut ReachCache, Arc<V>),
     make: impl FnOnce() -> V,
 ) -> Arc<V> {
-    if let Some(v) = project
-        .reach_cache()
-        .lock()
-        .ok()
-        .and_then(|mut c| map(&mut c).get(&key).cloned())
-    {
+    if let Some(v) = project.reach_cache().lock().ok().and_then(|c| get(&c)) {
         return v;
     }
     let v = Arc::new(make());
     if let Ok(mut c) = project.reach_cache().lock() {
-        map(&mut c).insert(key, v.clone());
+        put(&mut c, v.clone());
     }
     v
 }
@@ -652,15 +670,17 @@ fn build_plan(project: &Project, root: &Path, layer: &Layer) -> LayerPlan {
 }
 
 /// [`layer_root`] with each environment's module directories read once per project.
-fn cached_layer_root(project: &Project, file: &LoadedFile) -> Option<PathBuf> {
+fn cached_layer_root<'a>(project: &Project, file: &'a LoadedFile) -> Option<&'a Path> {
     let env_root = file.env_root.as_deref()?;
     if !matches!(file.layer, Layer::Module(_)) {
-        return Some(env_root.to_path_buf());
+        return Some(env_root);
     }
     let dirs = cached(
         project,
-        |c| &mut c.module_dirs,
-        PathKey(env_root.to_path_buf()),
+        |c| c.module_dirs.get(&PathRef(env_root)).cloned(),
+        |c, v| {
+            c.module_dirs.insert(PathKey(env_root.to_path_buf()), v);
+        },
         || crate::scan::module_dirs(env_root),
     );
     module_root(file, env_root, &dirs)
@@ -726,6 +746,32 @@ fn near_miss(levels: &[LevelDesc], path: &[&str]) -> Option<NearMiss> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn components_are_the_normal_components() {
+        for p in [
+            "data/nodes/web01.yaml",
+            "/r/data/a.yaml",
+            "./data/a.yaml",
+            "../x/a.yaml",
+            "data//a.yaml",
+            "data/./a.yaml",
+            "data/../a.yaml",
+            "data/.hidden/a.yaml",
+            "data/",
+            "",
+            "é/ü.yaml",
+        ] {
+            let want: Vec<&str> = Path::new(p)
+                .components()
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(s) => s.to_str(),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(components(Path::new(p)), want, "{p:?}");
+        }
+    }
 
     fn segs(datadir: &str, loc: &str, glob: bool) -> Vec<Vec<Seg>> {
         location_patterns(datadir, loc, glob, usize::MAX)
