@@ -773,30 +773,39 @@ fn ruby_str_inspect(s: &str) -> String {
 /// Ruby's lenient `String#unpack('m')` (base64, as `!!binary` is decoded): characters outside
 /// the alphabet are skipped, `=` ends the data, a trailing partial group yields its bytes.
 pub(crate) fn unpack_base64(s: &str) -> Vec<u8> {
-    fn val(c: u8) -> Option<u32> {
-        match c {
-            b'A'..=b'Z' => Some((c - b'A') as u32),
-            b'a'..=b'z' => Some((c - b'a') as u32 + 26),
-            b'0'..=b'9' => Some((c - b'0') as u32 + 52),
-            b'+' => Some(62),
-            b'/' => Some(63),
-            _ => None,
+    // A table (0xff: not in the alphabet) instead of range tests per character: eyaml blocks
+    // are hundreds of characters each, and malformed-eyaml decodes every PKCS7 one.
+    const TABLE: [u8; 256] = {
+        let mut t = [0xffu8; 256];
+        let mut i = 0;
+        while i < 26 {
+            t[b'A' as usize + i] = i as u8;
+            t[b'a' as usize + i] = i as u8 + 26;
+            i += 1;
         }
-    }
-    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+        let mut d = 0;
+        while d < 10 {
+            t[b'0' as usize + d] = d as u8 + 52;
+            d += 1;
+        }
+        t[b'+' as usize] = 62;
+        t[b'/' as usize] = 63;
+        t
+    };
+    let mut out = Vec::with_capacity(s.len() / 4 * 3 + 3);
     let mut group = [0u32; 4];
     let mut n = 0;
     for &c in s.as_bytes() {
         if c == b'=' && n >= 2 {
             break;
         }
-        if let Some(v) = val(c) {
-            group[n] = v;
+        let v = TABLE[c as usize];
+        if v != 0xff {
+            group[n] = v as u32;
             n += 1;
             if n == 4 {
-                out.push((group[0] << 2 | group[1] >> 4) as u8);
-                out.push((group[1] << 4 | group[2] >> 2) as u8);
-                out.push((group[2] << 6 | group[3]) as u8);
+                let w = group[0] << 18 | group[1] << 12 | group[2] << 6 | group[3];
+                out.extend_from_slice(&[(w >> 16) as u8, (w >> 8) as u8, w as u8]);
                 n = 0;
             }
         }
@@ -1184,5 +1193,32 @@ mod tests {
     fn base64_is_lenient() {
         assert_eq!(unpack_base64("aGVs\nbG8="), b"hello");
         assert_eq!(unpack_base64("aGVsbG8"), b"hello");
+    }
+
+    /// Every byte value and every length of a trailing group, against the `base64` crate,
+    /// with line breaks and stray characters the lenient reader skips.
+    #[test]
+    fn base64_decodes_what_the_base64_crate_encodes() {
+        use base64::Engine as _;
+        let bytes: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
+        for len in 0..bytes.len() {
+            let data = &bytes[..len];
+            let encoded = base64::engine::general_purpose::STANDARD.encode(data);
+            assert_eq!(unpack_base64(&encoded), data, "{len}");
+            let lenient: String = encoded
+                .chars()
+                .enumerate()
+                .flat_map(|(i, c)| {
+                    let extra = match i % 17 {
+                        0 => Some('\n'),
+                        5 => Some(' '),
+                        11 => Some('*'),
+                        _ => None,
+                    };
+                    extra.into_iter().chain(std::iter::once(c))
+                })
+                .collect();
+            assert_eq!(unpack_base64(&lenient), data, "{len} {lenient:?}");
+        }
     }
 }

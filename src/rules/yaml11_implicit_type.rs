@@ -92,6 +92,15 @@ fn classify(
             format!("the Float `{}`", ruby_float_to_s(*f)),
             Some(ruby_float_to_s(*f)),
         ),
+        // Both forms start with a digit, a dot or a sign: most strings are words.
+        (None, Value::String(_))
+            if !matches!(
+                text.as_bytes().first(),
+                Some(b'0'..=b'9' | b'.' | b'+' | b'-')
+            ) =>
+        {
+            None
+        }
         (None, Value::String(_)) => {
             if is_exponent_number(text) {
                 Some(Surprise::StaysString {
