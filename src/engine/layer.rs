@@ -134,6 +134,9 @@ pub struct EntrySpec {
     /// `Pathname#+`, as text), and whether that text holds `%{`: made once, not on every
     /// resolution of the level (one per data-implied node for a node-file level).
     pub(crate) joined_datadir: std::sync::OnceLock<(String, bool)>,
+    /// `options` and their hash when nothing in them interpolates (`None` when something
+    /// does): the same at every resolution of the level, so made once.
+    pub(crate) static_options: std::sync::OnceLock<Option<(Arc<crate::value::Hash>, u64)>>,
     pub locations: LocSpec,
     pub options: Option<Value>,
     /// v3/v4: the extension appended to paths lacking it.
@@ -193,6 +196,7 @@ impl LayerConfig {
                 function: Some((FunctionKind::DataHash, "yaml_data".into())),
                 datadir: "data".into(),
                 joined_datadir: Default::default(),
+                static_options: Default::default(),
                 locations: LocSpec::Paths(vec!["common.yaml".into()]),
                 options: None,
                 extension: None,
@@ -218,6 +222,7 @@ impl LayerConfig {
                 function: Some((FunctionKind::V4DataHash, function_name.to_string())),
                 datadir: "data".into(),
                 joined_datadir: Default::default(),
+                static_options: Default::default(),
                 locations: LocSpec::None,
                 options: None,
                 extension: None,
@@ -405,6 +410,7 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
                                 config::V3Config::DEFAULT_DATADIR_UNDER_CODEDIR.to_string()
                             }),
                         joined_datadir: Default::default(),
+                        static_options: Default::default(),
                         locations: LocSpec::Paths(
                             hierarchy.iter().map(|h| Template::new(&**h)).collect(),
                         ),
@@ -485,6 +491,7 @@ fn entry_spec(
         function,
         datadir,
         joined_datadir: Default::default(),
+        static_options: Default::default(),
         locations,
         options: he
             .effective_options(&model.defaults)

@@ -160,7 +160,8 @@ pub(crate) struct EntryProvider {
     kind: FunctionKind,
     function_name: String,
     func: Func,
-    options: Hash,
+    /// Shared with the level's other resolutions when nothing in it interpolates.
+    options: Arc<Hash>,
     /// `None`: no location key (the function is called once without one).
     pub locations: Option<Arc<[ResolvedLocation]>>,
     /// The level as `--explain` and the rules see it (shared by every session resolving it alike).
@@ -186,7 +187,7 @@ pub(crate) struct ResolvedEntry {
     kind: FunctionKind,
     function_name: String,
     func: Func,
-    options: Hash,
+    options: Arc<Hash>,
     locations: Option<Arc<[ResolvedLocation]>>,
     level: Arc<ResolvedLevel>,
 }
@@ -215,7 +216,7 @@ impl EntryProvider {
 
     /// `FunctionProvider#options(location)`.
     fn options_for(&self, loc: Option<&ResolvedLocation>) -> Hash {
-        let mut o = self.options.clone();
+        let mut o = (*self.options).clone();
         if let Some(l) = loc {
             match &l.uri {
                 Some(u) => o.insert(Value::string("uri"), Value::string(u.as_str())),
@@ -1470,27 +1471,52 @@ impl<'a> Cx<'a> {
         if cfg.is_default() && locations.as_ref().is_some_and(|l| l.is_empty()) {
             return Ok(None);
         }
-        let options = match &e.options {
-            None => Hash::default(),
-            Some(o) => match self.interpolate(o, false)? {
-                Value::Hash(h) => (*h).clone(),
-                _ => Hash::default(),
-            },
-        };
-        let func = self.eng.function_kind(&fname, kind);
-        let hash_of = |options: &Hash| {
+        let hash_of = |options: &Arc<Hash>| {
             use std::hash::{Hash as _, Hasher};
             let mut h = super::vfs::Fnv::default();
-            Value::hash(options.clone()).hash(&mut h);
+            Value::Hash(options.clone()).hash(&mut h);
             h.finish()
         };
-        // Most levels have no options: their hash is the empty hash's, computed once.
-        static NO_OPTIONS_HASH: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-        let options_hash = if options.is_empty() {
-            *NO_OPTIONS_HASH.get_or_init(|| hash_of(&Hash::default()))
-        } else {
-            hash_of(&options)
+        // Options without `%{...}` (eyaml's key paths) are the same hash at every resolution of
+        // the level: interpolated, copied and hashed once per entry, then shared.
+        let (options, options_hash) = match &e.options {
+            None => {
+                // Most levels have no options: the empty hash's, computed once.
+                static NO_OPTIONS: std::sync::OnceLock<(Arc<Hash>, u64)> =
+                    std::sync::OnceLock::new();
+                NO_OPTIONS
+                    .get_or_init(|| {
+                        let o = Arc::new(Hash::default());
+                        let h = hash_of(&o);
+                        (o, h)
+                    })
+                    .clone()
+            }
+            Some(o) => {
+                let fixed = e.static_options.get_or_init(|| {
+                    (!super::data::has_interpolation(o)).then(|| {
+                        let h = match o {
+                            Value::Hash(h) => h.clone(),
+                            _ => Arc::new(Hash::default()),
+                        };
+                        let hash = hash_of(&h);
+                        (h, hash)
+                    })
+                });
+                match fixed {
+                    Some(f) => f.clone(),
+                    None => {
+                        let h = match self.interpolate(o, false)? {
+                            Value::Hash(h) => h,
+                            _ => Arc::new(Hash::default()),
+                        };
+                        let hash = hash_of(&h);
+                        (h, hash)
+                    }
+                }
+            }
         };
+        let func = self.eng.function_kind(&fname, kind);
         let level = Arc::new(ResolvedLevel {
             index: std::sync::OnceLock::new(),
             source_ids: std::sync::OnceLock::new(),

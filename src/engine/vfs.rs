@@ -296,10 +296,10 @@ impl FsVfs {
             if !crate::paths::spells_components(bytes) || bytes.ends_with(b"/..") {
                 return false;
             }
-            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            let Some((parent, name)) = split_spelled(bytes) else {
                 return false;
             };
-            if parent.as_os_str().is_empty() || name == ".." {
+            if name == ".." {
                 return false;
             }
             let listed = self
@@ -371,6 +371,24 @@ impl FsVfs {
         }
         s
     }
+}
+
+/// `(path.parent(), path.file_name())` of a path whose bytes spell its components
+/// ([`crate::paths::spells_components`]), from the bytes: both walk the components back from
+/// the end, twice per probe of a missing file. `None` when there is no parent directory or no
+/// name (`a`, `/`).
+#[cfg(target_os = "linux")]
+fn split_spelled(bytes: &[u8]) -> Option<(&Path, &std::ffi::OsStr)> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let cut = memchr::memrchr(b'/', bytes)?;
+    let parent: &[u8] = if cut == 0 { b"/" } else { &bytes[..cut] };
+    let name = &bytes[cut + 1..];
+    (!name.is_empty()).then(|| {
+        (
+            Path::new(std::ffi::OsStr::from_bytes(parent)),
+            std::ffi::OsStr::from_bytes(name),
+        )
+    })
 }
 
 /// How many entries of one directory are `stat`ed before its listing is read.
@@ -539,6 +557,26 @@ pub fn pathname_join(base: &Path, rel: &str) -> PathBuf {
     if rel.starts_with('/') {
         return PathBuf::from(rel);
     }
+    // The usual `nodes/web01.yaml`: only plain components, pushed at once into a buffer of
+    // the final size (the walk below re-parsed the components and grew the buffer per
+    // component; one join per location of every level resolved).
+    #[cfg(unix)]
+    if !rel.is_empty()
+        && !matches!(rel, "." | "..")
+        && !rel.starts_with("./")
+        && !rel.starts_with("../")
+        && crate::paths::spells_components(rel.as_bytes())
+    {
+        let mut out = PathBuf::with_capacity(base.as_os_str().len() + 1 + rel.len());
+        out.push(base);
+        out.push(rel);
+        return out;
+    }
+    pathname_join_walk(base, rel)
+}
+
+/// [`pathname_join`] component by component (any relative path).
+fn pathname_join_walk(base: &Path, rel: &str) -> PathBuf {
     let mut out = base.to_path_buf();
     for comp in Path::new(rel).components() {
         match comp {
@@ -1280,6 +1318,68 @@ mod tests {
             glob(&m, "./data/{teams}/*.yaml"),
             vec!["./data/teams/billing.yaml", "./data/teams/web.yaml"]
         );
+    }
+
+    #[test]
+    fn pathname_join_shortcut_joins_as_the_walk() {
+        for base in ["/r/env", "/r/env/", "", "/", "rel/dir", "/r/a/../b"] {
+            for rel in [
+                "nodes/web01.yaml",
+                "common.yaml",
+                ".hidden/x.yaml",
+                "..x/y",
+                "a/./b",
+                "a//b",
+                "./a",
+                "../a",
+                "a/..",
+                ".",
+                "..",
+                "",
+                "a/",
+                "é/ü.yaml",
+                "a/.b",
+            ] {
+                assert_eq!(
+                    pathname_join(Path::new(base), rel),
+                    pathname_join_walk(Path::new(base), rel),
+                    "{base:?} + {rel:?}"
+                );
+                // The same bytes, not only equal components.
+                assert_eq!(
+                    pathname_join(Path::new(base), rel).as_os_str(),
+                    pathname_join_walk(Path::new(base), rel).as_os_str(),
+                    "{base:?} + {rel:?}"
+                );
+            }
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn split_spelled_is_parent_and_file_name() {
+        for p in [
+            "/a",
+            "/a/b.yaml",
+            "a/b",
+            "./a",
+            "/r/data/nodes/web01.yaml",
+            "é/ü",
+        ] {
+            assert!(crate::paths::spells_components(p.as_bytes()));
+            let path = Path::new(p);
+            let want = path.parent().zip(path.file_name());
+            assert_eq!(split_spelled(p.as_bytes()), want, "{p:?}");
+        }
+        for p in ["a", "/", ""] {
+            assert_eq!(split_spelled(p.as_bytes()), None, "{p:?}");
+            let path = Path::new(p);
+            // std: no parent (`/`, empty) or an empty one (`a`), which the caller refuses too.
+            assert!(
+                path.parent().is_none_or(|q| q.as_os_str().is_empty()),
+                "{p:?}"
+            );
+        }
     }
 
     #[test]
