@@ -19,7 +19,7 @@ use super::error::{ErrorKind, LookupError};
 use super::explain::{Explainer, NodeKind};
 use super::layer::{EntrySpec, LayerConfig, LocSpec, Place, PreVar, Template};
 use super::merge::{MergeStrategy, StrategyKind};
-use super::ruby::{regex_search, ruby_regex};
+use super::ruby::ruby_regex;
 use super::scope::{Scope, VarLookup};
 use super::types;
 use super::vfs::{pathname_join, ruby_glob, GlobLimit};
@@ -255,7 +255,9 @@ impl LayerProvider {
 /// lookup_options split into literal keys and compiled patterns (`compile_patterns`).
 pub(crate) struct CompiledOpts {
     literal: Option<IndexMap<String, Value>>,
-    patterns: Option<Vec<(Arc<onig::Regex>, Value)>>,
+    /// Each behind the literal start its source shows (`^profile::`): every lookup tries every
+    /// pattern that no literal key answers, and a `starts_with` settles most of them.
+    patterns: Option<Vec<(super::ruby::Prefiltered, Value)>>,
 }
 
 /// The lookup_options a session assembled (every layer's, per module consulted), with what
@@ -2839,7 +2841,7 @@ fn compile_patterns(options: Option<&Value>) -> R<Option<Arc<CompiledOpts>>> {
             ));
         };
         if k.starts_with('^') {
-            patterns.push((ruby_regex(k)?, v.clone()));
+            patterns.push((super::ruby::Prefiltered::new(k, ruby_regex(k)?), v.clone()));
         } else {
             literal.insert(k.to_string(), v.clone());
         }
@@ -2863,7 +2865,7 @@ fn extract_for_key(root: &str, opts: Option<&CompiledOpts>) -> Option<Value> {
     }
     if let Some(ps) = &opts.patterns {
         for (re, v) in ps {
-            if regex_search(re, root) {
+            if re.search(root) {
                 return Some(v.clone());
             }
         }
