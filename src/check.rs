@@ -105,17 +105,34 @@ fn run_project_rules_with<'a>(
     sites: Option<&'a crate::rules::SharedSites<'a>>,
 ) -> Vec<Diagnostic> {
     prepare_analysis(project, enabled);
-    let per_project: Vec<Vec<Diagnostic>> = enabled
-        .par_iter()
-        .map(|rule| {
-            let mut sink = Sink::for_project(sites);
-            crate::timing::rule(rule.meta().name, || rule.check_project(project, &mut sink));
-            crate::progress::inc();
-            sink.diagnostics
-        })
-        .collect();
+    // Longest first (`Rule::project_cost`), each rule a task of its own: this thread takes the
+    // tasks newest first (the short ones) while the other threads take them oldest first (the
+    // long ones), so the longest starts at once instead of after the rules that an even split
+    // of the list put before it (a tenth of a 1.5k-file check waited on one rule that way).
+    // Each rule's findings go to its own slot, taken in `enabled` order: the same output
+    // whatever thread ran what.
+    let mut order: Vec<usize> = (0..enabled.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(enabled[i].project_cost()));
+    let slots: Vec<std::sync::Mutex<Vec<Diagnostic>>> =
+        enabled.iter().map(|_| Default::default()).collect();
+    rayon::scope(|s| {
+        for &i in &order {
+            let (rule, slot) = (enabled[i], &slots[i]);
+            s.spawn(move |_| {
+                let mut sink = Sink::for_project(sites);
+                crate::timing::rule(rule.meta().name, || rule.check_project(project, &mut sink));
+                crate::progress::inc();
+                if let Ok(mut d) = slot.lock() {
+                    *d = sink.diagnostics;
+                }
+            });
+        }
+    });
     crate::timing::mark("project rules");
-    per_project.into_iter().flatten().collect()
+    slots
+        .into_iter()
+        .flat_map(|m| m.into_inner().unwrap_or_default())
+        .collect()
 }
 
 /// Runs the rules over a loaded project.

@@ -166,6 +166,11 @@ impl Rule for InterpolatedKeyNotFound {
         true
     }
 
+    /// Among the longest project phases: a lookup per interpolated key, shared or per group.
+    fn project_cost(&self) -> u8 {
+        2
+    }
+
     fn needs_shared_lookups(&self) -> bool {
         true
     }

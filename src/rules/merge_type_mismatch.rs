@@ -48,6 +48,11 @@ impl Rule for MergeTypeMismatch {
         true
     }
 
+    /// Among the longest project phases: the merging keys' lookups per group.
+    fn project_cost(&self) -> u8 {
+        1
+    }
+
     fn needs_shared_lookups(&self) -> bool {
         true
     }

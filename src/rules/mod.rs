@@ -321,6 +321,14 @@ pub trait Rule: Send + Sync {
     fn reads_interpolations(&self) -> bool {
         false
     }
+
+    /// How long this rule's `check_project` runs, roughly, relative to the others' (0: next to
+    /// nothing). The project phase starts the longest first, so that one thread does not take
+    /// the longest rule after the others are done (`check::run_project_rules`). A schedule
+    /// hint only: it changes no result.
+    fn project_cost(&self) -> u8 {
+        0
+    }
 }
 
 /// Every rule, in code order.
