@@ -616,6 +616,8 @@ fn no_top_level_alternation(source: &str) -> bool {
 pub struct Prefiltered {
     pub re: Arc<Regex>,
     prefix: Option<String>,
+    /// The literal text every match must end a one-line subject with (`::config$`).
+    suffix: Option<String>,
 }
 
 impl Prefiltered {
@@ -623,14 +625,22 @@ impl Prefiltered {
         Prefiltered {
             re,
             prefix: literal_prefix(source),
+            suffix: literal_suffix(source),
         }
     }
 
     /// The same answer as [`regex_search`].
     pub fn search(&self, text: &str) -> bool {
+        // `^` and `$` also match at line breaks: only a one-line subject must start and end so.
+        // (A byte loop: keys are short, and `contains` paid `memchr`'s setup on each.)
+        let one_line = || !text.bytes().any(|b| b == b'\n');
         if let Some(p) = &self.prefix {
-            // `^` also matches after a line break: only a one-line subject must start so.
-            if !text.starts_with(p.as_str()) && !text.contains('\n') {
+            if !text.starts_with(p.as_str()) && one_line() {
+                return false;
+            }
+        }
+        if let Some(x) = &self.suffix {
+            if !text.ends_with(x.as_str()) && one_line() {
                 return false;
             }
         }
@@ -661,6 +671,31 @@ fn literal_prefix(source: &str) -> Option<String> {
         out.pop();
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// The literal text right before a final `$` (`^profile::.*::config$` gives `::config`),
+/// read backwards while each character is plainly itself; `None` when the source has an
+/// alternation outside any group, any `(?` group (an inline option such as `(?i)` may change
+/// how the text matches), an escaped `$` (a literal dollar), or when the run ends at a `\\`
+/// (the last character read was escaped: `\\d$`).
+fn literal_suffix(source: &str) -> Option<String> {
+    let body = source.strip_suffix('$')?;
+    if !no_top_level_alternation(source) || source.contains("(?") {
+        return None;
+    }
+    let run: Vec<char> = body
+        .chars()
+        .rev()
+        .take_while(|&c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '-' | '/' | '@' | '%' | ',' | '=')
+        })
+        .collect();
+    // What stopped the run: a backslash escapes the run's first character (and an escaped
+    // `$` is no anchor at all).
+    if body.chars().rev().nth(run.len()) == Some('\\') {
+        return None;
+    }
+    (!run.is_empty()).then(|| run.into_iter().rev().collect())
 }
 
 #[cfg(test)]
@@ -699,6 +734,16 @@ mod tests {
             "^a\\|b",
             "^a[[|]]|b",
             "^ab(c|d)?e",
+            "^profile::.*::config$",
+            "^x.*\\d$",
+            "^x.*\\$",
+            "^x.*ab?$",
+            "^x.*a|b$",
+            "^x(?i).*CONFIG$",
+            "^a.*[bc]d$",
+            "^zk::(a|b)::conf$",
+            ".*::conf$",
+            "^p.*::conf\\z",
         ];
         let subjects = [
             "profile::base::packages",
@@ -724,6 +769,24 @@ mod tests {
             "a|b",
             "abe",
             "abde",
+            "profile::ntp::config",
+            "profile::ntp::config\n",
+            "profile::ntp::configs",
+            "profile::a::config\nx",
+            "x1",
+            "xyz$",
+            "x$",
+            "xa",
+            "xab",
+            "b",
+            "xconfig",
+            "xCONFIG",
+            "abd",
+            "acd",
+            "zk::a::conf",
+            "zk::c::conf",
+            "m::conf",
+            "p::conf",
         ];
         for p in patterns {
             let re = ruby_regex(p).unwrap();
@@ -742,6 +805,17 @@ mod tests {
         assert_eq!(literal_prefix("^a(b|c)|d"), None);
         assert_eq!(literal_prefix("^a[|]b"), Some("a".into()));
         assert_eq!(literal_prefix("profile"), None);
+        assert_eq!(
+            literal_suffix("^profile::.*::config$"),
+            Some("::config".into())
+        );
+        assert_eq!(literal_suffix("^x.*\\d$"), None);
+        assert_eq!(literal_suffix("^x.*\\$"), None);
+        assert_eq!(literal_suffix("^x.*ab?$"), None);
+        assert_eq!(literal_suffix("^x.*a|b$"), None);
+        assert_eq!(literal_suffix("^x(?i).*CONFIG$"), None);
+        assert_eq!(literal_suffix("^a.*[bc]d$"), Some("d".into()));
+        assert_eq!(literal_suffix("^profile::"), None);
     }
 
     #[test]

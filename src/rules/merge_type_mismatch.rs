@@ -209,11 +209,22 @@ impl Need {
     fn safe(&self, v: &Value) -> bool {
         !self.always
             // What may be an `alias` token, or an eyaml block (keys included).
-            && !v.any_string(|s| (s.contains("%{") && s.contains("alias")) || s.contains("ENC["))
+            && !v.any_string(may_alias_or_encrypt)
             && (!self.unique || crate::engine::types::check_scalar_or_array_data("x", v).is_none())
             && (!self.hash || crate::engine::types::check_hash_string_data("x", v).is_none())
             && (!self.sort || arrays_of_strings(v))
     }
+}
+
+/// Whether `s` may hold an `alias` token (`%{` and `alias`) or an eyaml block (`ENC[`). Most
+/// strings hold neither `%` nor `E`: one scan for those two bytes settles them (three substring
+/// searches, each building its searcher, were a sixth of this rule's file summaries).
+fn may_alias_or_encrypt(s: &str) -> bool {
+    let b = s.as_bytes();
+    if memchr::memchr2(b'%', b'E', b).is_none() {
+        return false;
+    }
+    (s.contains("%{") && s.contains("alias")) || s.contains("ENC[")
 }
 
 /// Whether every array in `v` (at any depth) holds only Strings: such arrays stay sortable
