@@ -1158,6 +1158,13 @@ impl ReadIndex {
         })
     }
 
+    /// [`ReadIndex::groups_reading`] the file with id `id` ([`ReadIndex::id`]).
+    pub fn groups_reading_id(&self, id: u32) -> &[usize] {
+        self.by_id
+            .get(id as usize)
+            .map_or(&[], |l| l.as_deref().unwrap_or(self.all.as_slice()))
+    }
+
     /// Whether group `g` reads `path`.
     pub fn reads(&self, g: usize, path: &Path) -> bool {
         self.groups_reading(path).binary_search(&g).is_ok()

@@ -633,16 +633,16 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
                 })
         })
         .collect();
-    // Per candidate key: the files defining it, and whether every value it has is safe.
-    let mut keys: BTreeMap<&str, (Vec<&Path>, bool)> = BTreeMap::new();
+    // Per candidate key: the files defining it (by read-index id, found once per file: a path
+    // hashed per key and file was a third of this function), and whether every value it has
+    // is safe. A file no group reads has no id, and no group to look the key up for.
+    let mut keys: BTreeMap<&str, (Vec<Option<u32>>, bool)> = BTreeMap::new();
     for (PathKey(path), list) in infos {
-        let path = path.as_path();
+        let id = index.id(path);
         for (k, safe) in list {
             let (k, safe): (&str, bool) = (k, *safe);
             let e = keys.entry(k).or_insert((Vec::new(), true));
-            if e.0.last() != Some(&path) {
-                e.0.push(path);
-            }
+            e.0.push(id);
             e.1 &= safe;
         }
     }
@@ -703,8 +703,8 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
         }
         // The groups whose data define the key (and could fail to merge it).
         let mut groups: Vec<usize> = Vec::new();
-        for f in files {
-            for &g in index.groups_reading(f) {
+        for id in files.into_iter().flatten() {
+            for &g in index.groups_reading_id(id) {
                 if !mark[g] && !env.groups[g].nodes.is_empty() && (!safe || unknown[g]) {
                     mark[g] = true;
                     groups.push(g);
