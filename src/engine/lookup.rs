@@ -252,6 +252,13 @@ impl LayerProvider {
     }
 }
 
+/// What an interpolation makes: the text built from the string, or (a whole-string `alias`)
+/// the value itself.
+enum Interpolated {
+    Text(String),
+    Whole(Value),
+}
+
 /// lookup_options split into literal keys and compiled patterns (`compile_patterns`).
 pub(crate) struct CompiledOpts {
     literal: Option<IndexMap<String, Value>>,
@@ -1579,13 +1586,14 @@ impl<'a> Cx<'a> {
         let prev = std::mem::replace(&mut *self.in_location.borrow_mut(), true);
         let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
             self.nested_interpolation(&t.text, || {
-                self.interpolate_tokens(&t.text, &t.tokens, &t.vars, false)
+                self.interpolate_tokens_text(&t.text, &t.tokens, &t.vars, false)
             })
         });
         *self.in_location.borrow_mut() = prev;
+        // The text as built (no String value made and copied back out of it).
         Ok(match r? {
-            Value::String(s) => s.to_string(),
-            other => other.to_ruby_s(),
+            Interpolated::Text(s) => s,
+            Interpolated::Whole(v) => v.to_ruby_s(),
         })
     }
 
@@ -2475,7 +2483,7 @@ impl<'a> Cx<'a> {
 
     /// One interpolation of `subject` (`f` does it), counted against the nesting bound and
     /// shown as an explain node.
-    fn nested_interpolation(&self, subject: &str, f: impl FnOnce() -> R<Value>) -> R<Value> {
+    fn nested_interpolation<T>(&self, subject: &str, f: impl FnOnce() -> R<T>) -> R<T> {
         {
             let mut n = self.nesting.borrow_mut();
             *n += 1;
@@ -2506,6 +2514,22 @@ impl<'a> Cx<'a> {
         vars: &[Option<PreVar>],
         allow_methods: bool,
     ) -> R<Value> {
+        Ok(
+            match self.interpolate_tokens_text(subject, toks, vars, allow_methods)? {
+                Interpolated::Text(s) => Value::string(s),
+                Interpolated::Whole(v) => v,
+            },
+        )
+    }
+
+    /// [`Cx::interpolate_tokens`], the built text left a `String`.
+    fn interpolate_tokens_text(
+        &self,
+        subject: &str,
+        toks: &[interp::Token],
+        vars: &[Option<PreVar>],
+        allow_methods: bool,
+    ) -> R<Interpolated> {
         let mut out = String::with_capacity(subject.len());
         let mut last = 0;
         for (i, t) in toks.iter().enumerate() {
@@ -2546,7 +2570,7 @@ impl<'a> Cx<'a> {
                         Method::Literal => Some(Value::string(arg)),
                     };
                     if is_alias {
-                        return Ok(v.unwrap_or(Value::Undef));
+                        return Ok(Interpolated::Whole(v.unwrap_or(Value::Undef)));
                     }
                     let name = if method == Method::Scope {
                         format!("scope:{arg}")
@@ -2577,14 +2601,17 @@ impl<'a> Cx<'a> {
                     })?
                 }
             };
-            if let Some(v) = value {
-                out.push_str(&v.to_ruby_s());
+            match value {
+                // `to_s` of a String is itself: appended without a copy of its own.
+                Some(Value::String(s) | Value::Symbol(s)) => out.push_str(&s),
+                Some(v) => out.push_str(&v.to_ruby_s()),
+                None => {}
             }
             self.check_interpolated_len(out.len())?;
         }
         out.push_str(&subject[last..]);
         self.check_interpolated_len(out.len())?;
-        Ok(Value::string(out))
+        Ok(Interpolated::Text(out))
     }
 
     /// Bounds the string one interpolation builds ([`Limits::max_interpolated_bytes`]).
