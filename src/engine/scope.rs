@@ -101,27 +101,53 @@ impl Trusted {
             },
             None => (Value::Undef, Value::Undef),
         };
-        let mut h = Hash::default();
-        h.insert(Value::string("authenticated"), self.authenticated.clone());
+        let k = names();
+        let mut h = Hash::with_capacity_and_hasher(6, Default::default());
+        h.insert(k.authenticated.clone(), self.authenticated.clone());
         h.insert(
-            Value::string("certname"),
+            k.certname.clone(),
             self.certname
                 .as_deref()
                 .map(Value::string)
                 .unwrap_or(Value::Undef),
         );
-        h.insert(
-            Value::string("extensions"),
-            Value::hash(self.extensions.clone()),
-        );
-        h.insert(Value::string("hostname"), hostname);
-        h.insert(Value::string("domain"), domain);
-        h.insert(
-            Value::string("external"),
-            Value::hash(self.external.clone()),
-        );
+        h.insert(k.extensions.clone(), Value::hash(self.extensions.clone()));
+        h.insert(k.hostname.clone(), hostname);
+        h.insert(k.domain.clone(), domain);
+        h.insert(k.external.clone(), Value::hash(self.external.clone()));
         Value::hash(h)
     }
+}
+
+/// The names every node's scope holds, made once (a scope is built per fact set and per
+/// data-implied node: each name allocated anew was a third of building one).
+struct Names {
+    authenticated: Value,
+    certname: Value,
+    extensions: Value,
+    hostname: Value,
+    domain: Value,
+    external: Value,
+    environment: Arc<str>,
+    trusted: Arc<str>,
+    server_facts: Arc<str>,
+    facts: Arc<str>,
+}
+
+fn names() -> &'static Names {
+    static NAMES: std::sync::LazyLock<Names> = std::sync::LazyLock::new(|| Names {
+        authenticated: Value::string("authenticated"),
+        certname: Value::string("certname"),
+        extensions: Value::string("extensions"),
+        hostname: Value::string("hostname"),
+        domain: Value::string("domain"),
+        external: Value::string("external"),
+        environment: Arc::from("environment"),
+        trusted: Arc::from("trusted"),
+        server_facts: Arc::from("server_facts"),
+        facts: Arc::from("facts"),
+    });
+    &NAMES
 }
 
 /// `Puppet::Node::Facts#sanitize_fact`: containers recursively, numbers, booleans and strings
@@ -183,7 +209,7 @@ impl Scope {
             .iter()
             .map(|(k, v)| (k.clone(), sanitize_fact(v)))
             .collect();
-        let mut vars = Vars::default();
+        let mut vars = Vars::with_capacity_and_hasher(facts.len() + 4, Default::default());
         for (k, v) in &facts {
             let name: Arc<str> = match k {
                 Value::String(s) => s.clone(),
@@ -208,10 +234,11 @@ impl Scope {
             }
             sf.insert(Value::string("environment"), Value::string(environment));
         }
-        vars.insert(Arc::from("environment"), Value::string(environment));
-        vars.insert(Arc::from("trusted"), trusted.to_value());
-        vars.insert(Arc::from("server_facts"), Value::hash(sf));
-        vars.insert(Arc::from("facts"), Value::hash(facts));
+        let k = names();
+        vars.insert(k.environment.clone(), Value::string(environment));
+        vars.insert(k.trusted.clone(), trusted.to_value());
+        vars.insert(k.server_facts.clone(), Value::hash(sf));
+        vars.insert(k.facts.clone(), Value::hash(facts));
         Scope::new(vars)
     }
 
