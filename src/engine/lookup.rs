@@ -2891,8 +2891,9 @@ fn extract_for_key(root: &str, opts: Option<&CompiledOpts>) -> Option<Value> {
         }
     }
     if let Some(ps) = &opts.patterns {
+        let one_line = !root.contains('\n');
         for (re, v) in ps {
-            if re.search(root) {
+            if re.search_line(root, one_line) {
                 return Some(v.clone());
             }
         }

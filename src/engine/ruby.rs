@@ -631,17 +631,23 @@ impl Prefiltered {
 
     /// The same answer as [`regex_search`].
     pub fn search(&self, text: &str) -> bool {
+        self.search_line(text, !text.bytes().any(|b| b == b'\n'))
+    }
+
+    /// [`Prefiltered::search`] for a caller that knows whether `text` is one line (no `\n`),
+    /// trying many patterns on one key.
+    pub fn search_line(&self, text: &str, one_line: bool) -> bool {
         // `^` and `$` also match at line breaks: only a one-line subject must start and end so.
-        // (A byte loop: keys are short, and `contains` paid `memchr`'s setup on each.)
-        let one_line = || !text.bytes().any(|b| b == b'\n');
-        if let Some(p) = &self.prefix {
-            if !text.starts_with(p.as_str()) && one_line() {
-                return false;
+        if one_line {
+            if let Some(p) = &self.prefix {
+                if !text.starts_with(p.as_str()) {
+                    return false;
+                }
             }
-        }
-        if let Some(x) = &self.suffix {
-            if !text.ends_with(x.as_str()) && one_line() {
-                return false;
+            if let Some(x) = &self.suffix {
+                if !text.ends_with(x.as_str()) {
+                    return false;
+                }
             }
         }
         regex_search(&self.re, text)
@@ -793,6 +799,12 @@ mod tests {
             let f = Prefiltered::new(p, re.clone());
             for s in subjects {
                 assert_eq!(f.search(s), regex_search(&re, s), "/{p}/ =~ {s:?}");
+                let one_line = !s.contains('\n');
+                assert_eq!(
+                    f.search_line(s, one_line),
+                    regex_search(&re, s),
+                    "/{p}/ =~ {s:?}"
+                );
             }
         }
         assert_eq!(literal_prefix("^profile::.*"), Some("profile::".into()));

@@ -144,8 +144,8 @@ impl Candidates {
         c
     }
 
-    fn contains(&self, key: &str) -> bool {
-        self.literal.contains(key) || self.patterns.iter().any(|p| p.search(key))
+    fn contains(&self, key: &str, one_line: bool) -> bool {
+        self.literal.contains(key) || self.patterns.iter().any(|p| p.search_line(key, one_line))
     }
 }
 
@@ -310,10 +310,10 @@ impl Strategies {
     }
 
     /// What the strategies that may apply to root key `key` require.
-    fn need(&self, key: &str) -> Need {
+    fn need(&self, key: &str, one_line: bool) -> Need {
         let mut need = self.literal.get(key).copied().unwrap_or_default();
         for (p, n) in &self.patterns {
-            if p.search(key) {
+            if p.search_line(key, one_line) {
                 need.add(*n);
             }
         }
@@ -579,9 +579,13 @@ impl Prepared {
                     if &**k == lopts::LOOKUP_OPTIONS {
                         continue;
                     }
-                    let need = *is_candidate
-                        .entry(k)
-                        .or_insert_with(|| candidates.contains(k).then(|| strategies.need(k)));
+                    let need = *is_candidate.entry(k).or_insert_with(|| {
+                        // Whether the key is one line, found once for every pattern.
+                        let one_line = !k.contains('\n');
+                        candidates
+                            .contains(k, one_line)
+                            .then(|| strategies.need(k, one_line))
+                    });
                     let Some(need) = need else { continue };
                     let safe = strategies.sound && need.safe(&e.value.to_value());
                     // The document's own key (a reference count), not a copy.
