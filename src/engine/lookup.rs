@@ -3513,7 +3513,9 @@ fn data_format(function: &str) -> Option<Format> {
 /// `None` for anything else.
 fn probe_plain(scope: &Scope, expr: &str) -> Option<Probe> {
     let ident = crate::interp::is_ident;
-    let mut parts = expr.split('.');
+    // Split at the dots by bytes: `str::split('.')` runs a char searcher (memchr set up per
+    // segment), a sixth of a probe on these short expressions.
+    let mut parts = DotSplit(Some(expr));
     let root = parts.next()?;
     // Most roots hold no `:` (`facts`, `trusted`): no substring searcher for them (building
     // one per `::` search was 1% of a run without facts).
@@ -3543,6 +3545,29 @@ fn probe_plain(scope: &Scope, expr: &str) -> Option<Probe> {
         };
     }
     Some(Probe::Value(Some(v)))
+}
+
+/// `s.split('.')` for short strings: the parts between the dots, by a byte loop.
+#[derive(Clone)]
+struct DotSplit<'a>(Option<&'a str>);
+
+impl<'a> Iterator for DotSplit<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let s = self.0?;
+        match s.bytes().position(|b| b == b'.') {
+            // A `.` is one byte and never inside a character: both sides are whole strings.
+            Some(i) => {
+                self.0 = Some(&s[i + 1..]);
+                Some(&s[..i])
+            }
+            None => {
+                self.0 = None;
+                Some(s)
+            }
+        }
+    }
 }
 
 /// What a scope expression (`facts.os.family`, `::role`) reads from a scope, evaluated without
@@ -3604,6 +3629,26 @@ fn probe_split(scope: &Scope, expr: &str) -> Probe {
 mod probe_tests {
     use super::*;
     use crate::value::Hash;
+
+    #[test]
+    fn dot_split_splits_as_str_split() {
+        for s in [
+            "",
+            ".",
+            "a",
+            "a.b",
+            "facts.os.family",
+            ".a",
+            "a.",
+            "a..b",
+            "é.ü",
+            "::role",
+        ] {
+            let want: Vec<&str> = s.split('.').collect();
+            let got: Vec<&str> = DotSplit(Some(s)).collect();
+            assert_eq!(got, want, "{s:?}");
+        }
+    }
 
     /// The allocation-free path answers as `split_key` does, or leaves the expression to it.
     #[test]
