@@ -84,7 +84,9 @@ pub fn tokenize(s: &Arc<str>) -> Resolved {
         return Resolved::ok(Value::Undef, Some(Resolution::Null));
     }
     // %r{^[^\d.:-]?[[:alpha:]_\s!@#$%\^&*(){}<>|/\\~;=]+} || /\n/
-    if looks_like_word(t) || t.contains('\n') {
+    // A byte loop: plain scalars here are short (numbers, dates), and `contains('\n')` set a
+    // char searcher up on every one.
+    if looks_like_word(t) || t.bytes().any(|b| b == b'\n') {
         return word(s);
     }
     let b = t.as_bytes();
@@ -230,9 +232,16 @@ fn word(s: &Arc<str>) -> Resolved {
         }
         at_line_start = c == '\n';
     }
+    // Five characters at most here, almost always one line (`true`, `no`): compared whole
+    // without splitting (a char searcher set up three times per such scalar).
+    let one_line = !t.bytes().any(|b| b == b'\n');
     let any_line = |words: &[&str]| {
-        t.split('\n')
-            .any(|line| words.iter().any(|w| line.eq_ignore_ascii_case(w)))
+        if one_line {
+            words.iter().any(|w| t.eq_ignore_ascii_case(w))
+        } else {
+            t.split('\n')
+                .any(|line| words.iter().any(|w| line.eq_ignore_ascii_case(w)))
+        }
     };
     if t == "~" || any_line(&["null"]) {
         Resolved::ok(Value::Undef, Some(Resolution::Null))
