@@ -104,7 +104,8 @@ pub fn report_path(p: &Path, root: &Path) -> String {
 /// after a separator. `/.hidden` and `/..` also answer false, which only sends such paths
 /// (rare) to the slower component walk. The searchers are built once: one built per call cost
 /// more than the hashing this guards (`engine::vfs::PathKey`); one `memchr` per separator
-/// instead cost twice as much as the two searches (measured).
+/// instead cost twice as much as the two searches, and eight bytes at a time more too
+/// (measured, session 14).
 #[cfg(unix)]
 pub fn spells_components(b: &[u8]) -> bool {
     use std::sync::LazyLock;

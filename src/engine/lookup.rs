@@ -2438,8 +2438,6 @@ impl<'a> Cx<'a> {
         e
     }
 
-    /// A hieralint limit was hit: the lookup stops with an error that names it (never a silent
-    /// truncation; docs/limits.md).
     /// Why a data file a level names gave nothing: the read budget was spent (a limit error),
     /// or what Ruby's read raises.
     fn read_failure(&self, path: &std::path::Path) -> LookupError {
@@ -2454,6 +2452,8 @@ impl<'a> Cx<'a> {
         data::read_failure(path, self.eng.vfs.is_dir(path))
     }
 
+    /// A hieralint limit was hit: the lookup stops with an error that names it (never a silent
+    /// truncation; docs/limits.md).
     fn limit_error(&self, what: String) -> LookupError {
         LookupError::new(
             ErrorKind::Unsupported,
@@ -2891,7 +2891,7 @@ fn extract_for_key(root: &str, opts: Option<&CompiledOpts>) -> Option<Value> {
         }
     }
     if let Some(ps) = &opts.patterns {
-        let one_line = !root.contains('\n');
+        let one_line = super::ruby::one_line(root);
         for (re, v) in ps {
             if re.search_line(root, one_line) {
                 return Some(v.clone());

@@ -631,7 +631,7 @@ impl Prefiltered {
 
     /// The same answer as [`regex_search`].
     pub fn search(&self, text: &str) -> bool {
-        self.search_line(text, !text.bytes().any(|b| b == b'\n'))
+        self.search_line(text, one_line(text))
     }
 
     /// [`Prefiltered::search`] for a caller that knows whether `text` is one line (no `\n`),
@@ -677,6 +677,13 @@ fn literal_prefix(source: &str) -> Option<String> {
         out.pop();
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Whether `text` holds no line break: [`Prefiltered`]'s quick tests hold only then (`^` and
+/// `$` also match at line breaks). A byte loop: keys are short, and `contains('\n')` sets a
+/// searcher up on each.
+pub fn one_line(text: &str) -> bool {
+    !text.bytes().any(|b| b == b'\n')
 }
 
 /// The literal text right before a final `$` (`^profile::.*::config$` gives `::config`),

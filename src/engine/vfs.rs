@@ -293,15 +293,14 @@ impl FsVfs {
         {
             use std::os::unix::ffi::OsStrExt as _;
             let bytes = path.as_os_str().as_bytes();
-            if !crate::paths::spells_components(bytes) || bytes.ends_with(b"/..") {
+            // Spelled as its components, the path has no `.` or `..` after a separator: its
+            // name is a plain one.
+            if !crate::paths::spells_components(bytes) {
                 return false;
             }
             let Some((parent, name)) = split_spelled(bytes) else {
                 return false;
             };
-            if name == ".." {
-                return false;
-            }
             let listed = self
                 .listings
                 .read()

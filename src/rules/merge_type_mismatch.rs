@@ -581,7 +581,7 @@ impl Prepared {
                     }
                     let need = *is_candidate.entry(k).or_insert_with(|| {
                         // Whether the key is one line, found once for every pattern.
-                        let one_line = !k.contains('\n');
+                        let one_line = crate::engine::ruby::one_line(k);
                         candidates
                             .contains(k, one_line)
                             .then(|| strategies.need(k, one_line))
@@ -640,13 +640,13 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
     // Per candidate key: the files defining it (by read-index id, found once per file: a path
     // hashed per key and file was a third of this function), and whether every value it has
     // is safe. A file no group reads has no id, and no group to look the key up for.
-    let mut keys: BTreeMap<&str, (Vec<Option<u32>>, bool)> = BTreeMap::new();
+    let mut keys: BTreeMap<&str, (Vec<u32>, bool)> = BTreeMap::new();
     for (PathKey(path), list) in infos {
         let id = index.id(path);
         for (k, safe) in list {
             let (k, safe): (&str, bool) = (k, *safe);
             let e = keys.entry(k).or_insert((Vec::new(), true));
-            e.0.push(id);
+            e.0.extend(id);
             e.1 &= safe;
         }
     }
@@ -707,7 +707,7 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
         }
         // The groups whose data define the key (and could fail to merge it).
         let mut groups: Vec<usize> = Vec::new();
-        for id in files.into_iter().flatten() {
+        for id in files {
             for &g in index.groups_reading_id(id) {
                 if !mark[g] && !env.groups[g].nodes.is_empty() && (!safe || unknown[g]) {
                     mark[g] = true;

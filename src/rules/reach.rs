@@ -441,7 +441,7 @@ pub fn reach(project: &Project, file: &LoadedFile) -> Reach {
                 _ => {
                     // Hiera 3 era layouts keep environment data in `hieradata/` for the
                     // global hiera.yaml to read: nothing hieralint can see.
-                    let rel = file.source.path.strip_prefix(root).ok();
+                    let rel = crate::paths::strip_prefix(&file.source.path, root);
                     if rel.is_some_and(|r| r.starts_with("hieradata")) || provider.is_some() {
                         return Reach::OtherReader;
                     }
