@@ -393,14 +393,18 @@ fn smallest_distinct<'a>(names: impl Iterator<Item = &'a str>, k: usize) -> (Vec
 
 /// The environments of a project: every distinct `env_root` of its files.
 pub(crate) fn environment_roots(project: &Project) -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = project
-        .files
-        .iter()
-        .filter_map(|f| f.env_root.clone())
-        .collect();
+    // Files come grouped by environment: a root equal (by its bytes) to the one before it is
+    // passed over, and only the few left are copied, sorted and deduplicated (sorting a root
+    // per file compared them component by component: 1.3M instructions at 1.5k files).
+    let mut roots: Vec<&Path> = Vec::new();
+    for r in project.files.iter().filter_map(|f| f.env_root.as_deref()) {
+        if roots.last().is_none_or(|l| l.as_os_str() != r.as_os_str()) {
+            roots.push(r);
+        }
+    }
     roots.sort();
     roots.dedup();
-    roots
+    roots.into_iter().map(Path::to_path_buf).collect()
 }
 
 /// The top scope of a fact set.
