@@ -135,7 +135,7 @@ impl ReadKey {
 /// again (a hierarchy's levels and modules read the same few variables).
 #[derive(Default)]
 pub(crate) struct ProbeMemo {
-    answers: Vec<(Box<str>, Probe)>,
+    answers: Vec<(Arc<str>, Probe)>,
 }
 
 impl ProbeMemo {
@@ -149,6 +149,20 @@ impl ProbeMemo {
             self.answers.push((e.into(), p.clone()));
         }
         p
+    }
+
+    /// [`ProbeMemo::probe`], with `e` as an `Arc` (the memo's own when it holds `e`): a
+    /// resolution records each read its interpolations make, and the level cache probed the
+    /// same expressions just before (a probe and an allocation per read spared).
+    pub fn probe_arc(&mut self, scope: &Scope, e: &str) -> (Arc<str>, Probe) {
+        if let Some((x, p)) = self.answers.iter().find(|(x, _)| **x == *e) {
+            return (x.clone(), p.clone());
+        }
+        let (x, p): (Arc<str>, Probe) = (e.into(), probe(scope, e));
+        if self.answers.len() < 16 {
+            self.answers.push((x.clone(), p.clone()));
+        }
+        (x, p)
     }
 }
 

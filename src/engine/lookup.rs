@@ -2649,8 +2649,11 @@ impl<'a> Cx<'a> {
     /// Records the read of scope variable `key` (`arc`: the key as an `Arc`, when made).
     fn track_scope_read(&self, key: &str, arc: Option<&Arc<str>>) {
         if self.track_reads.get() && self.local.borrow().is_none() {
-            let k = arc.cloned().unwrap_or_else(|| Arc::from(key));
-            self.reads.borrow_mut().push((k, probe(self.scope, key)));
+            // Through the memo: the same answer as `probe(self.scope, key)` (the scope is this
+            // context's, and no local variable is set).
+            let (memo_key, p) = self.probed.borrow_mut().probe_arc(self.scope, key);
+            let k = arc.cloned().unwrap_or(memo_key);
+            self.reads.borrow_mut().push((k, p));
         }
     }
 
