@@ -63,6 +63,16 @@ pub struct EnvAnalysis {
     read_index: OnceLock<ReadIndex>,
     /// How the groups' hierarchies differ from the first group's, built on first use.
     deltas: OnceLock<Deltas>,
+    /// Node names ranked, built on first use ([`EnvAnalysis::describe_nodes`]).
+    names: OnceLock<NameRanks>,
+}
+
+/// The distinct node names of an environment in order, and each node's name's rank there.
+struct NameRanks {
+    /// By rank: a node with that name.
+    holder: Vec<usize>,
+    /// By node: its name's rank.
+    rank: Vec<u32>,
 }
 
 /// The whole project's analysis.
@@ -347,12 +357,16 @@ impl EnvAnalysis {
     pub fn describe_nodes(&self, nodes: &[usize]) -> String {
         // Count nodes, not names: fact sets may share a certname (facterdb's all say
         // `foo.example.com`); a name is listed once.
-        let mut ids: Vec<usize> = nodes.to_vec();
-        ids.sort_unstable();
-        ids.dedup();
-        let n = ids.len();
-        let (shown, distinct) =
-            smallest_distinct(ids.iter().map(|&i| self.nodes[i].name.as_str()), 3);
+        let (n, shown, distinct) = if nodes.len() <= DESCRIBE_BY_SORT {
+            let mut ids: Vec<usize> = nodes.to_vec();
+            ids.sort_unstable();
+            ids.dedup();
+            let (shown, distinct) =
+                smallest_distinct(ids.iter().map(|&i| self.nodes[i].name.as_str()), 3);
+            (ids.len(), shown, distinct)
+        } else {
+            self.describe_by_rank(nodes, 3)
+        };
         let total = self.nodes.len();
         let list = if distinct > 3 {
             format!("{} and {} more", shown.join(", "), distinct - 3)
@@ -369,6 +383,60 @@ impl EnvAnalysis {
         } else {
             format!("for {n} of {total} {what}s ({list})")
         }
+    }
+}
+
+/// Node lists up to this long are described by sorting them; longer ones by the ranks of the
+/// environment's names ([`EnvAnalysis::describe_by_rank`]).
+const DESCRIBE_BY_SORT: usize = 64;
+
+impl EnvAnalysis {
+    fn name_ranks(&self) -> &NameRanks {
+        self.names.get_or_init(|| {
+            let mut order: Vec<usize> = (0..self.nodes.len()).collect();
+            order.sort_by(|&a, &b| self.nodes[a].name.cmp(&self.nodes[b].name));
+            let mut holder: Vec<usize> = Vec::new();
+            let mut rank = vec![0u32; self.nodes.len()];
+            for i in order {
+                if holder
+                    .last()
+                    .is_none_or(|&h| self.nodes[h].name != self.nodes[i].name)
+                {
+                    holder.push(i);
+                }
+                rank[i] = (holder.len() - 1) as u32;
+            }
+            NameRanks { holder, rank }
+        })
+    }
+
+    /// How many distinct nodes `nodes` holds, the `k` smallest of their distinct names in
+    /// order, and how many distinct names: what sorting and deduplicating gives, by marking
+    /// nodes and name ranks instead. A loop seeded in common data is confirmed in every group
+    /// of a 15k-file repository: each of its diagnostics named 13,800 nodes, and hashing their
+    /// names for the count was 2% of the check (session 15).
+    fn describe_by_rank(&self, nodes: &[usize], k: usize) -> (usize, Vec<&str>, usize) {
+        let names = self.name_ranks();
+        let mut node_seen = vec![false; self.nodes.len()];
+        let mut rank_seen = vec![false; names.holder.len()];
+        let (mut n, mut distinct) = (0, 0);
+        for &i in nodes {
+            if std::mem::replace(&mut node_seen[i], true) {
+                continue;
+            }
+            n += 1;
+            if !std::mem::replace(&mut rank_seen[names.rank[i] as usize], true) {
+                distinct += 1;
+            }
+        }
+        let shown = rank_seen
+            .iter()
+            .enumerate()
+            .filter(|(_, &seen)| seen)
+            .take(k)
+            .map(|(r, _)| self.nodes[names.holder[r]].name.as_str())
+            .collect();
+        (n, shown, distinct)
     }
 }
 
@@ -739,6 +807,7 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
                 real_facts,
                 read_index: OnceLock::new(),
                 deltas: OnceLock::new(),
+                names: OnceLock::new(),
             }
         })
         .collect();
@@ -1225,6 +1294,56 @@ mod tests {
             ix.files(0).collect::<Vec<_>>(),
             vec![p("common.yaml").as_path()]
         );
+    }
+
+    /// Long node lists are described by name ranks: the same counts and names as sorting.
+    #[test]
+    fn describe_by_rank_answers_as_sorting() {
+        use crate::loader::{self, Format};
+        use crate::project::LoadedFile;
+        let root = PathBuf::from("/nonexistent-hieralint-describe/env");
+        let source = Arc::new(SourceFile::from_bytes(
+            root.join("hiera.yaml"),
+            b"version: 5\nhierarchy:\n  - name: c\n    path: common.yaml\n",
+        ));
+        let doc = loader::load(Format::Yaml, &source);
+        let project = Project::new(vec![LoadedFile::new(
+            source,
+            doc,
+            FileRole::HieraConfig,
+            Layer::Environment,
+            Some(root.clone()),
+        )]);
+        // Fact sets with repeated names (facterdb's all say `foo.example.com`).
+        let names = ["m", "b", "z", "b", "a", "q", "a", "c", "y", "b", "zz", "a0"];
+        let sets: Vec<FactSet> = (0..150)
+            .map(|i| FactSet {
+                name: format!("{}{}", names[i % names.len()], i % 7),
+                source: PathBuf::new(),
+                facts: Value::hash(Hash::default()),
+                trusted: Value::Undef,
+                server_facts: None,
+                environment: None,
+            })
+            .collect();
+        let analysis = analyze(&project, &sets, PuppetVersion::V8);
+        let env = &analysis.envs[0];
+        assert_eq!(env.nodes.len(), 150);
+        for (len, step) in [(65, 1), (100, 3), (150, 1), (300, 7), (70, 11)] {
+            let nodes: Vec<usize> = (0..len).map(|i| (i * step) % 150).collect();
+            let mut ids = nodes.clone();
+            ids.sort_unstable();
+            ids.dedup();
+            for k in [0, 1, 3, 200] {
+                let (shown, distinct) =
+                    smallest_distinct(ids.iter().map(|&i| env.nodes[i].name.as_str()), k);
+                assert_eq!(
+                    env.describe_by_rank(&nodes, k),
+                    (ids.len(), shown, distinct),
+                    "len {len} step {step} k {k}"
+                );
+            }
+        }
     }
 
     #[test]
