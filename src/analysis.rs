@@ -290,6 +290,17 @@ impl EnvAnalysis {
         own: Vec<Vec<K>>,
         f: impl Fn(usize, &crate::engine::Session<'_>, Vec<K>) -> T + Sync + Send,
     ) -> Vec<(usize, T)> {
+        let sessions = self.own_sessions(reference);
+        own.into_par_iter()
+            .enumerate()
+            .filter(|(_, work)| !work.is_empty())
+            .map(|(g, work)| (g, f(g, &sessions.session(self, g), work)))
+            .collect()
+    }
+
+    /// What [`EnvAnalysis::in_own_sessions`] starts each group's session with, for a caller
+    /// that makes the sessions itself ([`OwnSessions::session`]).
+    pub fn own_sessions(&self, reference: Option<&crate::engine::Session<'_>>) -> OwnSessions {
         let assembled = reference.and_then(|r| r.assembled_options());
         let mut differs = match &assembled {
             Some(a) => self.deltas().affected(a.keys()),
@@ -297,21 +308,7 @@ impl EnvAnalysis {
         };
         differs.sort_unstable();
         differs.dedup();
-        own.into_par_iter()
-            .enumerate()
-            .filter(|(_, work)| !work.is_empty())
-            .map(|(g, work)| {
-                let session = self.groups[g].session(self);
-                if let Some(a) = &assembled {
-                    if differs.binary_search(&g).is_err()
-                        && a.answers_alike(&self.nodes[self.groups[g].nodes[0]].scope)
-                    {
-                        session.adopt_options(a);
-                    }
-                }
-                (g, f(g, &session, work))
-            })
-            .collect()
+        OwnSessions { assembled, differs }
     }
 
     /// Looks `req` up in `session`, a session of one of the groups [`EnvAnalysis::lookup_shared`]
@@ -812,6 +809,29 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
         })
         .collect();
     Analysis { envs }
+}
+
+/// How sessions of groups that look up on their own start ([`EnvAnalysis::own_sessions`]): with
+/// the reference's assembled lookup_options where the group's data cannot give others.
+pub struct OwnSessions {
+    assembled: Option<crate::engine::AssembledOptions>,
+    /// The groups whose data may give other lookup_options, ascending.
+    differs: Vec<usize>,
+}
+
+impl OwnSessions {
+    /// A session of group `g` of `env`, for lookups it makes on its own.
+    pub fn session<'e>(&self, env: &'e EnvAnalysis, g: usize) -> crate::engine::Session<'e> {
+        let session = env.groups[g].session(env);
+        if let Some(a) = &self.assembled {
+            if self.differs.binary_search(&g).is_err()
+                && a.answers_alike(&env.nodes[env.groups[g].nodes[0]].scope)
+            {
+                session.adopt_options(a);
+            }
+        }
+        session
+    }
 }
 
 /// A group's differing slots (level position, location index) and the root keys its locations

@@ -265,7 +265,8 @@ fn looping_edges(edges: &[Edge]) -> Vec<bool> {
 /// Puppet's message.
 struct Found<'a> {
     hops: &'a [usize],
-    message: &'a str,
+    /// Borrowed from a shared lookup's outcome, owned when the group looked up on its own.
+    message: std::borrow::Cow<'a, str>,
 }
 
 /// The cycles of one group's graph (not yet confirmed by the engine). `reads`: the ids
@@ -361,13 +362,16 @@ struct Cycle {
 }
 
 /// What the lookup of a cycle's keys runs into, per key and group: one evaluation for the
-/// groups whose data cannot answer differently (`EnvAnalysis::lookup_shared`), the others in a
-/// session each.
+/// groups whose data cannot answer differently (`EnvAnalysis::lookup_shared`); the others look
+/// the key up in a session of their own, when [`confirmed`] asks (a cycle is confirmed by the
+/// first of its keys whose recursion is the cycle's, and at 15k files every group whose node
+/// file defines a loop key evaluated all four keys of the seeded loop up front: 11,654 lookups,
+/// 9% of the check, where the first key confirms).
 struct Recursions<'k> {
     shared: HashMap<&'k str, (Recursion, Vec<usize>)>,
-    own: HashMap<(&'k str, usize), Recursion>,
-    /// By group: whether `own` holds any of its keys (most groups share every answer).
-    has_own: Vec<bool>,
+    /// By group: the keys it looks up on its own, ascending (none for most groups).
+    own: Vec<Vec<&'k str>>,
+    sessions: crate::analysis::OwnSessions,
 }
 
 /// The keys of a recursion's stack (sorted, each once) and Puppet's message.
@@ -397,16 +401,17 @@ impl<'k> Recursions<'k> {
                 key_groups.entry(k).or_default().extend_from_slice(groups);
             }
         }
-        let mut out = Recursions {
-            shared: HashMap::default(),
-            own: HashMap::default(),
-            has_own: vec![false; which.len()],
-        };
+        let mut own: Vec<Vec<&str>> = vec![Vec::new(); env.groups.len()];
         if key_groups.is_empty() {
-            return out;
+            return Recursions {
+                shared: HashMap::default(),
+                own,
+                sessions: env.own_sessions(None),
+            };
         }
         let reference = env.reference_session();
-        let mut own: Vec<Vec<&str>> = vec![Vec::new(); env.groups.len()];
+        let mut shared = HashMap::default();
+        // In key order: each group's own keys come out ascending.
         for (k, mut groups) in key_groups {
             groups.sort_unstable();
             groups.dedup();
@@ -415,48 +420,70 @@ impl<'k> Recursions<'k> {
             for &g in &s.others {
                 own[g].push(k);
             }
-            out.shared.insert(k, (recursion_in(&s.outcome), s.sharing));
+            shared.insert(k, (recursion_in(&s.outcome), s.sharing));
         }
-        let answers = env.in_own_sessions(Some(&reference), own, |_, session, keys| {
-            keys.into_iter()
-                .map(|k| {
-                    let req = LookupRequest::new(&request_for_root_key(k));
-                    (k, recursion_in(&env.lookup_own(session, &req)))
-                })
-                .collect::<Vec<_>>()
-        });
-        for (g, rs) in answers {
-            for (k, r) in rs {
-                out.has_own[g] = true;
-                out.own.insert((k, g), r);
-            }
+        Recursions {
+            shared,
+            own,
+            sessions: env.own_sessions(Some(&reference)),
         }
-        out
     }
 
-    fn get<'s>(&'s self, key: &'s str, g: usize) -> Option<&'s (Vec<String>, String)> {
-        match self.has_own[g].then(|| self.own.get(&(key, g))).flatten() {
-            Some(r) => r.as_ref(),
-            None => self
-                .shared
-                .get(key)
-                .filter(|(_, groups)| groups.binary_search(&g).is_ok())
-                .and_then(|(r, _)| r.as_ref()),
-        }
+    /// The shared answer for `key` in group `g` (`None` when `g` does not share it).
+    fn shared<'s>(&'s self, key: &str, g: usize) -> Option<&'s (Vec<String>, String)> {
+        self.shared
+            .get(key)
+            .filter(|(_, groups)| groups.binary_search(&g).is_ok())
+            .and_then(|(r, _)| r.as_ref())
     }
 }
 
 /// The cycles of group `g` the engine confirms: a lookup of one of the cycle's keys (tried in
-/// the cycle's order) fails with a recursion through exactly the cycle's keys.
-/// (Both sides are borrowed: at 15k files every group confirms the loop seeded in common data,
-/// 267k findings, and each cloned its hops and message.)
-fn confirmed<'a>(g: usize, cycles: &'a [Cycle], recursions: &'a Recursions) -> Vec<Found<'a>> {
+/// the cycle's order) fails with a recursion through exactly the cycle's keys. Keys the group
+/// looks up on its own are looked up here, once each, in a session made on first need.
+/// (Shared answers are borrowed: at 15k files every group confirms the loop seeded in common
+/// data, 267k findings, and each cloned its hops and message.)
+fn confirmed<'a>(
+    env: &EnvAnalysis,
+    g: usize,
+    cycles: &'a [Cycle],
+    recursions: &'a Recursions,
+) -> Vec<Found<'a>> {
+    use std::borrow::Cow;
+    let own_keys = &recursions.own[g];
+    let mut session: Option<Session> = None;
+    let mut own: Vec<(&str, Recursion)> = Vec::new();
     let mut out = Vec::new();
     for c in cycles {
-        let message = c.keys.iter().find_map(|k| {
-            let (stack, message) = recursions.get(k, g)?;
-            (*stack == c.key_set).then_some(message.as_str())
-        });
+        let mut message: Option<Cow<'a, str>> = None;
+        for k in &c.keys {
+            let k = k.as_str();
+            if own_keys.binary_search(&k).is_err() {
+                if let Some((stack, m)) = recursions.shared(k, g) {
+                    if *stack == c.key_set {
+                        message = Some(Cow::Borrowed(m.as_str()));
+                        break;
+                    }
+                }
+                continue;
+            }
+            let i = match own.iter().position(|(x, _)| *x == k) {
+                Some(i) => i,
+                None => {
+                    let session =
+                        session.get_or_insert_with(|| recursions.sessions.session(env, g));
+                    let req = LookupRequest::new(&request_for_root_key(k));
+                    own.push((k, recursion_in(&env.lookup_own(session, &req))));
+                    own.len() - 1
+                }
+            };
+            if let Some((stack, m)) = &own[i].1 {
+                if *stack == c.key_set {
+                    message = Some(Cow::Owned(m.clone()));
+                    break;
+                }
+            }
+        }
         let Some(message) = message else { continue };
         if let Some(hops) = &c.hops {
             out.push(Found { hops, message });
@@ -644,12 +671,12 @@ impl Rule for InterpolationLoop {
             let per_group: Vec<Vec<Found>> = cycles
                 .par_iter()
                 .enumerate()
-                .map(|(g, cs)| confirmed(g, cs, &recursions))
+                .map(|(g, cs)| confirmed(env, g, cs, &recursions))
                 .collect();
             // The same hops found for several groups make one diagnostic naming them all (with
             // the message of the first), in hops order.
             let mut slot: HashMap<&[usize], usize> = HashMap::default();
-            let mut by_hops: Vec<(&[usize], Vec<usize>, &str)> = Vec::new();
+            let mut by_hops: Vec<(&[usize], Vec<usize>, std::borrow::Cow<str>)> = Vec::new();
             for (g, found) in per_group.into_iter().enumerate() {
                 for f in found {
                     let i = *slot.entry(f.hops).or_insert_with(|| {
