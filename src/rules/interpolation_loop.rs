@@ -363,10 +363,11 @@ struct Cycle {
 
 /// What the lookup of a cycle's keys runs into, per key and group: one evaluation for the
 /// groups whose data cannot answer differently (`EnvAnalysis::lookup_shared`); the others look
-/// the key up in a session of their own, when [`confirmed`] asks (a cycle is confirmed by the
-/// first of its keys whose recursion is the cycle's, and at 15k files every group whose node
-/// file defines a loop key evaluated all four keys of the seeded loop up front: 11,654 lookups,
-/// 9% of the check, where the first key confirms).
+/// the key up in a session of their own, when [`confirmed`] asks: a cycle is confirmed by the
+/// first of its keys whose recursion is the cycle's, and the keys after it need no lookup (at
+/// 15k files the groups whose node files define a loop key looked every key of the seeded loop
+/// up beforehand: 11,654 own lookups, 9% of the check; asked as needed, the rule's instructions
+/// went 779M -> 626M).
 struct Recursions<'k> {
     shared: HashMap<&'k str, (Recursion, Vec<usize>)>,
     /// By group: the keys it looks up on its own, ascending (none for most groups).
