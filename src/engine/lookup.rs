@@ -3074,7 +3074,8 @@ impl ResolvedLevel {
     /// and whether one of those locations always counts in a data signature, as
     /// [`ResolvedLevel::index`] gives them, without building the index when it is not built
     /// yet: comparing hierarchies (`analysis::Deltas`) asks this of every node level of a
-    /// check without facts, and most are never asked for a signature.
+    /// check without facts, and most are never asked for a signature. A key one file writes
+    /// twice may be listed twice (`Deltas` files the keys into maps).
     pub(crate) fn keys_at(&self, eng: &Engine, at: Option<u32>) -> (Vec<Value>, bool) {
         let hit = |j: u32| at.is_none_or(|at| at == j);
         if let Some(ix) = self.index.get() {
@@ -3101,7 +3102,7 @@ impl ResolvedLevel {
         }
         let keys: Vec<Value> = match files.as_slice() {
             [] => Vec::new(),
-            [f] => f.root_key_list(),
+            [f] => f.root_key_values(),
             _ => {
                 // A key several locations define is listed once, as in the index.
                 let mut seen: super::vfs::FastSet<Value> = Default::default();
