@@ -149,10 +149,12 @@ impl DataFile {
         }
     }
 
-    /// The root keys as written, a key written twice listed twice (what
-    /// [`DataFile::root_key_list`] gives, without its set of the keys seen): for a caller that
-    /// files keys into a map anyway (`analysis::Deltas`, once per node file of a check without
-    /// facts, where the set was a third of listing a file's keys).
+    /// The keys of [`DataFile::root_keys`] (in no particular order; a key written twice is
+    /// listed twice), without building and keeping its map when it is not built yet:
+    /// comparing hierarchies asks this once of each node file (a map kept per node file was
+    /// 4 MB of a 5k-file check's peak heap), and files the keys into maps of its own, which
+    /// take a repeated key as it is (a set of the keys seen was a third of listing a file's
+    /// keys).
     pub fn root_key_values(&self) -> Vec<Value> {
         if !self.is_hash() {
             return Vec::new();
@@ -164,30 +166,6 @@ impl DataFile {
             Some(m) => m.entries.iter().map(root_key).collect(),
             None => Vec::new(),
         }
-    }
-
-    /// The keys of [`DataFile::root_keys`] (in no particular order), without building and
-    /// keeping its map when it is not built yet: comparing hierarchies asks this once of each
-    /// node file, and a map kept per node file was 4 MB of a 5k-file check's peak heap.
-    pub fn root_key_list(&self) -> Vec<Value> {
-        if !self.is_hash() {
-            return Vec::new();
-        }
-        if let Some(m) = self.entries.get() {
-            return m.keys().cloned().collect();
-        }
-        let Some(m) = self.doc.root.as_ref().and_then(|r| r.as_map()) else {
-            return Vec::new();
-        };
-        let mut seen: super::vfs::FastSet<Value> = Default::default();
-        seen.reserve(m.entries.len());
-        let mut out = Vec::with_capacity(m.entries.len());
-        for k in m.entries.iter().map(root_key) {
-            if seen.insert(k.clone()) {
-                out.push(k);
-            }
-        }
-        out
     }
 
     /// Key and value spans of the root mapping's entries, by key (the last duplicate wins, as
@@ -376,30 +354,19 @@ mod tests {
             _ => None,
         };
         assert_eq!(from_doc, converted, "{format:?}: {text:?}");
-        // The list form, before and after the map is built, names the same keys.
+        // The list form, before and after the map is built, names the same keys (a key
+        // written twice is listed twice before).
         let fresh = DataFile::parse(file.source.clone(), format);
         for f in [&fresh, &file] {
-            let mut list: Vec<String> =
-                f.root_key_list().iter().map(|k| k.ruby_inspect()).collect();
-            list.sort();
-            assert_eq!(
-                Some(list).filter(|_| f.is_hash()),
-                converted,
-                "{format:?}: {text:?}"
-            );
-        }
-        // The raw list (a key written twice listed twice) names them too.
-        let fresh = DataFile::parse(file.source.clone(), format);
-        for f in [&fresh, &file] {
-            let mut raw: Vec<String> = f
+            let mut list: Vec<String> = f
                 .root_key_values()
                 .iter()
                 .map(|k| k.ruby_inspect())
                 .collect();
-            raw.sort();
-            raw.dedup();
+            list.sort();
+            list.dedup();
             assert_eq!(
-                Some(raw).filter(|_| f.is_hash()),
+                Some(list).filter(|_| f.is_hash()),
                 converted,
                 "{format:?}: {text:?}"
             );

@@ -140,29 +140,35 @@ pub(crate) struct ProbeMemo {
 
 impl ProbeMemo {
     pub fn probe(&mut self, scope: &Scope, e: &str) -> Probe {
-        if let Some((_, p)) = self.answers.iter().find(|(x, _)| **x == *e) {
-            return p.clone();
+        match self.slot(scope, e) {
+            Ok(i) => self.answers[i].1.clone(),
+            Err(p) => p,
         }
-        let p = probe(scope, e);
-        // A few expressions repeat; a scan of many would cost more than probing again.
-        if self.answers.len() < 16 {
-            self.answers.push((e.into(), p.clone()));
-        }
-        p
     }
 
     /// [`ProbeMemo::probe`], with `e` as an `Arc` (the memo's own when it holds `e`): a
     /// resolution records each read its interpolations make, and the level cache probed the
     /// same expressions just before (a probe and an allocation per read spared).
     pub fn probe_arc(&mut self, scope: &Scope, e: &str) -> (Arc<str>, Probe) {
-        if let Some((x, p)) = self.answers.iter().find(|(x, _)| **x == *e) {
-            return (x.clone(), p.clone());
+        match self.slot(scope, e) {
+            Ok(i) => self.answers[i].clone(),
+            Err(p) => (e.into(), p),
         }
-        let (x, p): (Arc<str>, Probe) = (e.into(), probe(scope, e));
+    }
+
+    /// Where the memo holds `e`'s answer (probed now if it was not held), or the answer when
+    /// the memo is full.
+    fn slot(&mut self, scope: &Scope, e: &str) -> Result<usize, Probe> {
+        if let Some(i) = self.answers.iter().position(|(x, _)| **x == *e) {
+            return Ok(i);
+        }
+        let p = probe(scope, e);
+        // A few expressions repeat; a scan of many would cost more than probing again.
         if self.answers.len() < 16 {
-            self.answers.push((x.clone(), p.clone()));
+            self.answers.push((e.into(), p));
+            return Ok(self.answers.len() - 1);
         }
-        (x, p)
+        Err(p)
     }
 }
 

@@ -3108,7 +3108,7 @@ impl ResolvedLevel {
                 let mut seen: super::vfs::FastSet<Value> = Default::default();
                 let mut keys = Vec::new();
                 for f in &files {
-                    for k in f.root_key_list() {
+                    for k in f.root_key_values() {
                         if seen.insert(k.clone()) {
                             keys.push(k);
                         }

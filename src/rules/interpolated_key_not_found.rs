@@ -229,7 +229,7 @@ impl Rule for InterpolatedKeyNotFound {
             // The groups that evaluate each key (over every token that looks it up). Tokens of
             // one file read by the same groups: each key takes a file's readers once (common
             // data is read by every group, and a key it looks up from many places made lists of
-            // every group again and again, sorted and deduplicated below).
+            // every group again and again); the lists are merged below (`union_ascending`).
             let mut key_groups: BTreeMap<&str, Vec<&[usize]>> = BTreeMap::new();
             let mut seen: crate::engine::vfs::FastSet<(&str, *const LoadedFile)> =
                 Default::default();
