@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
-use crate::analysis::EnvAnalysis;
+use crate::analysis::{union_ascending, EnvAnalysis};
 use crate::diag::Diagnostic;
 use crate::engine::{LookupRequest, LookupResult, Session};
 use crate::interp::{split_key, Method, Segment};
@@ -59,40 +59,6 @@ fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis, sink: &Sink) -> Vec<K
                     key: key.to_string(),
                 });
             }
-        }
-    }
-    out
-}
-
-/// The union of ascending lists of distinct groups below `n`, ascending. A key looked up from
-/// several files had their readers concatenated, then sorted and deduplicated: at 1.5k files
-/// the sorts were three quarters of this rule (common data is read by every group). A list of
-/// all `n` groups is the union; otherwise the groups are marked in a bit set and read back in
-/// order.
-fn union_ascending(lists: &[&[usize]], n: usize) -> Vec<usize> {
-    match lists {
-        [] => return Vec::new(),
-        [one] => return one.to_vec(),
-        _ => {}
-    }
-    if let Some(all) = lists.iter().find(|l| l.len() == n) {
-        return all.to_vec();
-    }
-    let mut bits = vec![0u64; n.div_ceil(64)];
-    let mut count = 0;
-    for l in lists {
-        for &g in *l {
-            let (w, b) = (g / 64, 1u64 << (g % 64));
-            count += usize::from(bits[w] & b == 0);
-            bits[w] |= b;
-        }
-    }
-    let mut out = Vec::with_capacity(count);
-    for (w, &word) in bits.iter().enumerate() {
-        let mut word = word;
-        while word != 0 {
-            out.push(w * 64 + word.trailing_zeros() as usize);
-            word &= word - 1;
         }
     }
     out
@@ -365,32 +331,5 @@ impl Rule for InterpolatedKeyNotFound {
                 sink.report(d);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn union_ascending_is_the_sorted_deduplicated_concatenation() {
-        let lists: [&[usize]; 6] = [
-            &[],
-            &[0, 3, 64, 65],
-            &[3, 4, 127, 128],
-            &[1],
-            &[129],
-            &[0, 1],
-        ];
-        let n = 130;
-        for take in 0..=lists.len() {
-            for skip in 0..lists.len() {
-                let ls: Vec<&[usize]> = lists.iter().skip(skip).take(take).copied().collect();
-                let mut want: Vec<usize> = ls.iter().flat_map(|l| l.iter().copied()).collect();
-                want.sort_unstable();
-                want.dedup();
-                assert_eq!(super::union_ascending(&ls, n), want, "{ls:?}");
-            }
-        }
-        let all: Vec<usize> = (0..5).collect();
-        assert_eq!(super::union_ascending(&[&[1, 2], &all], 5), all);
     }
 }

@@ -389,7 +389,8 @@ impl<'k> Recursions<'k> {
                 members[*u].push(g);
             }
         }
-        let mut key_groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        // Each member list is ascending (groups in order); a key's lists are merged below.
+        let mut key_groups: BTreeMap<&str, Vec<&[usize]>> = BTreeMap::new();
         for (cs, groups) in found.iter().zip(&members) {
             let mut keys: Vec<&str> = cs
                 .iter()
@@ -399,7 +400,7 @@ impl<'k> Recursions<'k> {
             keys.sort_unstable();
             keys.dedup();
             for k in keys {
-                key_groups.entry(k).or_default().extend_from_slice(groups);
+                key_groups.entry(k).or_default().push(groups);
             }
         }
         let mut own: Vec<Vec<&str>> = vec![Vec::new(); env.groups.len()];
@@ -413,9 +414,8 @@ impl<'k> Recursions<'k> {
         let reference = env.reference_session();
         let mut shared = HashMap::default();
         // In key order: each group's own keys come out ascending.
-        for (k, mut groups) in key_groups {
-            groups.sort_unstable();
-            groups.dedup();
+        for (k, lists) in key_groups {
+            let groups = crate::analysis::union_ascending(&lists, env.groups.len());
             let req = LookupRequest::new(&request_for_root_key(k));
             let s = env.lookup_shared(&reference, &groups, &req);
             for &g in &s.others {
