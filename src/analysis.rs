@@ -849,6 +849,15 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
                 implied_nodes(project, &root, &env_name)
             };
             crate::timing::mark("  nodes");
+            // The reference's hierarchy resolved once beforehand, so that its resolution below
+            // finds every module layer cached and takes them as the block every later
+            // hierarchy shares (`Levels::same_block_as`): a first resolution holds the module
+            // levels as its own, and `Deltas` compares each group with the reference level by
+            // level up to its block (at 15k files: 508 levels for each of 13,800 groups
+            // instead of 8).
+            if let Some(n) = nodes.get(REFERENCE) {
+                engine.session(n.scope.clone()).fresh_hierarchy();
+            }
             let fingerprints: Vec<(u64, crate::engine::ResolvedHierarchy)> = nodes
                 .par_iter()
                 .map(|n| {

@@ -3216,7 +3216,7 @@ impl Cx<'_> {
         ));
         // Every module layer at once when a block of them is cached for a scope that reads
         // alike; else module by module, and a block kept when each was cached.
-        let block = self
+        let mut block = self
             .eng
             .layers
             .block(self.scope)
@@ -3249,6 +3249,23 @@ impl Cx<'_> {
             });
             if !modules.is_empty() && hits.len() == modules.len() {
                 self.eng.layers.insert_block(hits);
+                // This hierarchy takes the block too (the one kept for this scope: another
+                // thread may have kept its own first), as every later one will: the same
+                // levels, and the same block as theirs, so that comparing hierarchies level by
+                // level (the analysis's deltas) stops at the module levels. Taken as `Hit`s,
+                // the second data-implied node (the first after the reference, whose
+                // resolution made the cache) held 500 module levels of its own at 15k files,
+                // and every hierarchy was compared with it level by level.
+                if let Some(b) = self
+                    .eng
+                    .layers
+                    .block(self.scope)
+                    .filter(|b| b.layers.len() == modules.len())
+                {
+                    layers.truncate(2);
+                    layers.push(Layer::Block(b.clone()));
+                    block = Some(b);
+                }
             }
         }
         // Sized up front: a hierarchy holds every module layer's levels (hundreds), and
