@@ -635,6 +635,8 @@ pub struct Levels {
 pub struct SharedLevels {
     levels: Box<[Arc<ResolvedLevel>]>,
     digest: std::sync::OnceLock<ModuleDigest>,
+    /// Each module's levels in the block (`module_ranges`, indices from the block's start).
+    ranges: std::sync::OnceLock<ModuleRanges>,
 }
 
 impl SharedLevels {
@@ -642,7 +644,21 @@ impl SharedLevels {
         SharedLevels {
             levels,
             digest: std::sync::OnceLock::new(),
+            ranges: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Each module's levels in the block, found once for every hierarchy holding it.
+    fn ranges(&self) -> &ModuleRanges {
+        self.ranges.get_or_init(|| {
+            let mut out = ModuleRanges::default();
+            for (i, lv) in self.levels.iter().enumerate() {
+                if let Place::Module(m) = &lv.layer {
+                    add_module_level(&mut out, m, i);
+                }
+            }
+            out
+        })
     }
 
     pub fn levels(&self) -> &[Arc<ResolvedLevel>] {
@@ -793,10 +809,36 @@ impl<'a> IntoIterator for &'a Levels {
 #[derive(Debug, Default)]
 struct LayerLevels {
     shared: Vec<usize>,
-    /// By a hash of the module's name (no name is copied: a hierarchy is built per node, with
-    /// hundreds of modules); two names with one hash share a widened range, and
-    /// `data_signature` checks each level's layer.
-    modules: vfs::FastMap<u64, std::ops::Range<usize>>,
+    /// The modules of the hierarchy's own levels.
+    modules: ModuleRanges,
+    /// The hierarchy's shared block of module levels, and where it starts: its modules'
+    /// ranges are the block's, found once for every hierarchy holding it (each data-implied
+    /// node of a 15k-file repository mapped its 500 module levels for interpolated-key-not-found).
+    block: Option<(Arc<SharedLevels>, usize)>,
+}
+
+/// Module levels by a hash of the module's name (no name is copied: a hierarchy is built per
+/// node, with hundreds of modules); two names with one hash share a widened range, and the
+/// callers check each level's layer.
+type ModuleRanges = vfs::FastMap<u64, std::ops::Range<usize>>;
+
+fn add_module_level(out: &mut ModuleRanges, m: &str, i: usize) {
+    let r = out.entry(module_key(m)).or_insert(i..i);
+    // Contiguous by construction; were it not, the range would only widen, and the callers
+    // check each level's layer.
+    r.end = i + 1;
+}
+
+impl LayerLevels {
+    /// The levels of module `m` (by `module_key`): a range of the hierarchy's indices.
+    fn module(&self, key: u64) -> Option<std::ops::Range<usize>> {
+        if let Some(r) = self.modules.get(&key) {
+            return Some(r.clone());
+        }
+        let (block, start) = self.block.as_ref()?;
+        let r = block.ranges().get(&key)?;
+        Some(r.start + start..r.end + start)
+    }
 }
 
 fn module_key(name: &str) -> u64 {
@@ -808,17 +850,15 @@ impl ResolvedHierarchy {
     fn layers(&self) -> &LayerLevels {
         self.layers.get_or_init(|| {
             let mut out = LayerLevels::default();
-            for (i, lv) in self.levels.iter().enumerate() {
+            let (own, block) = self.levels.parts();
+            for (i, lv) in own.iter().enumerate() {
                 match &lv.layer {
-                    Place::Module(m) => {
-                        let r = out.modules.entry(module_key(m)).or_insert(i..i);
-                        // Contiguous by construction; were it not, the range would only
-                        // widen, and `data_signature` checks each level's layer.
-                        r.end = i + 1;
-                    }
+                    Place::Module(m) => add_module_level(&mut out.modules, m, i),
                     _ => out.shared.push(i),
                 }
             }
+            // A block holds module levels only (`resolved_levels_fresh`).
+            out.block = block.map(|b| (b.clone(), own.len()));
             Arc::new(out)
         })
     }
@@ -979,8 +1019,8 @@ impl Session<'_> {
                 let Some((ns, _)) = k.split_once("::") else {
                     return false;
                 };
-                layers.modules.get(&module_key(ns)).is_some_and(|r| {
-                    r.clone().any(|i| {
+                layers.module(module_key(ns)).is_some_and(|mut r| {
+                    r.any(|i| {
                         matches!(&hierarchy.levels[i].layer, Place::Module(m) if m == ns)
                             && defines(i)
                     })
@@ -1160,10 +1200,9 @@ impl Session<'_> {
         let consulted_levels = layers.shared.iter().copied().chain(
             modules
                 .iter()
-                .filter_map(|m| Some((*m, layers.modules.get(&module_key(m))?)))
+                .filter_map(|m| Some((*m, layers.module(module_key(m))?)))
                 .flat_map(|(m, r)| {
-                    r.clone()
-                        .filter(move |&i| matches!(&h.levels[i].layer, Place::Module(x) if x == m))
+                    r.filter(move |&i| matches!(&h.levels[i].layer, Place::Module(x) if x == m))
                 }),
         );
         for lv in consulted_levels.map(|i| &h.levels[i]) {
