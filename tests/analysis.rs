@@ -170,6 +170,16 @@ fn a_module_file_the_environment_reads_is_listed_once() {
     let project = analyzed_on_one_thread(&root);
     let env = &project.analysis().envs[0];
     let index = env.read_index();
+    // Filtered lists (block files tested once per block) are the plain lists filtered.
+    for parity in 0..2u32 {
+        let keep = |id: u32| id % 2 == parity;
+        let lists = index.file_ids_where(|g| g != 1, keep);
+        assert_eq!(lists.len(), env.groups.len());
+        for (g, list) in lists.into_iter().enumerate() {
+            let want = (g != 1).then(|| index.file_ids(g).filter(|&id| keep(id)).collect());
+            assert_eq!(list, want, "group {g}");
+        }
+    }
     let mut sharing = 0;
     for (g, group) in env.groups.iter().enumerate() {
         let files: Vec<&std::path::Path> = index.files(g).collect();
