@@ -923,7 +923,13 @@ impl OwnSessions {
 
 /// A group's differing slots (level position, location index) and the root keys its locations
 /// there define.
-type GroupDelta = (Vec<(u32, u32)>, Vec<Value>);
+type GroupDelta = (Vec<(u32, u32)>, Vec<u64>);
+
+/// The hash [`Deltas`] files a root key under (fixed-seed: the same key, the same hash).
+fn key_hash(k: &Value) -> u64 {
+    use std::hash::BuildHasher as _;
+    foldhash::fast::FixedState::default().hash_one(k)
+}
 
 /// The group whose session evaluates shared lookups: the first (the node that binds nothing
 /// when the nodes are implied by the data; the first fact set otherwise).
@@ -947,11 +953,15 @@ const REFERENCE: usize = 0;
 struct Deltas {
     /// Groups that never share.
     never: Vec<usize>,
-    /// By root key: the groups one of whose differing locations defines it.
-    by_key: crate::engine::vfs::FastMap<Value, Vec<usize>>,
+    /// By root key (its [`key_hash`]): the groups one of whose differing locations defines it.
+    /// Hashes, not keys: made in parallel per group, so that the serial merge of every
+    /// group's keys (a millisecond of a 1.5k-file check) neither hashes nor counts references
+    /// to key strings. Two keys of one hash only make groups evaluate on their own that
+    /// could have shared: never a different answer.
+    by_key: crate::engine::vfs::FastMap<u64, Vec<usize>>,
     /// By root key: the slots (level position, location index; `u32::MAX` for a whole level)
     /// where the reference's differing location defines it.
-    ref_by_key: crate::engine::vfs::FastMap<Value, Vec<(u32, u32)>>,
+    ref_by_key: crate::engine::vfs::FastMap<u64, Vec<(u32, u32)>>,
     /// The slots where the reference's differing location always counts.
     ref_always: Vec<(u32, u32)>,
     /// The groups differing from the reference at each slot.
@@ -998,7 +1008,7 @@ impl Deltas {
                     return None;
                 }
                 let mut slots: Vec<(u32, u32)> = Vec::new();
-                let mut keys: Vec<Value> = Vec::new();
+                let mut keys: Vec<u64> = Vec::new();
                 // Levels of the same shared block at the same places are the same: passed over
                 // as a whole (every one would be below).
                 let compare = if h.levels.same_block_as(&rh.levels) {
@@ -1032,7 +1042,7 @@ impl Deltas {
                         if always {
                             return None;
                         }
-                        keys.extend(k);
+                        keys.extend(k.iter().map(key_hash));
                         slots.push((p, i.unwrap_or(u32::MAX)));
                     }
                 }
@@ -1064,7 +1074,7 @@ impl Deltas {
                         d.ref_always.push(slot);
                     }
                     for k in rk {
-                        d.ref_by_key.entry(k).or_default().push(slot);
+                        d.ref_by_key.entry(key_hash(&k)).or_default().push(slot);
                     }
                 }
             }
@@ -1089,10 +1099,11 @@ impl Deltas {
             out.extend_from_slice(&self.by_slot[s]);
         }
         let mut add = |k: &Value| {
-            if let Some(gs) = self.by_key.get(k) {
+            let k = key_hash(k);
+            if let Some(gs) = self.by_key.get(&k) {
                 out.extend_from_slice(gs);
             }
-            for s in self.ref_by_key.get(k).into_iter().flatten() {
+            for s in self.ref_by_key.get(&k).into_iter().flatten() {
                 out.extend_from_slice(&self.by_slot[s]);
             }
         };
