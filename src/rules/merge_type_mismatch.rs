@@ -414,7 +414,7 @@ fn attribute(env: &EnvAnalysis, g: &Group, key: &str) -> Option<Attribution> {
         return None;
     }
     let mut found = Vec::with_capacity(values.len());
-    for ((loc, value), p) in values.into_iter().zip(&o.provenance) {
+    for ((loc, value), p) in values.into_iter().zip(o.provenance.iter()) {
         if Path::new(&loc) != p.file.path.as_path() {
             return None;
         }
