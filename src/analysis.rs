@@ -380,12 +380,13 @@ impl EnvAnalysis {
     /// that makes the sessions itself ([`OwnSessions::session`]).
     pub fn own_sessions(&self, reference: Option<&crate::engine::Session<'_>>) -> OwnSessions {
         let assembled = reference.and_then(|r| r.assembled_options());
-        let mut differs = match &assembled {
-            Some(a) => self.deltas().affected(a.keys()),
-            None => Vec::new(),
-        };
-        differs.sort_unstable();
-        differs.dedup();
+        let differs = GroupSet::of(
+            self.groups.len(),
+            match &assembled {
+                Some(a) => self.deltas().affected(a.keys()),
+                None => Vec::new(),
+            },
+        );
         OwnSessions { assembled, differs }
     }
 
@@ -902,8 +903,8 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
 /// the reference's assembled lookup_options where the group's data cannot give others.
 pub struct OwnSessions {
     assembled: Option<crate::engine::AssembledOptions>,
-    /// The groups whose data may give other lookup_options, ascending.
-    differs: Vec<usize>,
+    /// The groups whose data may give other lookup_options.
+    differs: GroupSet,
 }
 
 impl OwnSessions {
@@ -911,7 +912,7 @@ impl OwnSessions {
     pub fn session<'e>(&self, env: &'e EnvAnalysis, g: usize) -> crate::engine::Session<'e> {
         let session = env.groups[g].session(env);
         if let Some(a) = &self.assembled {
-            if self.differs.binary_search(&g).is_err()
+            if !self.differs.contains(g)
                 && a.answers_alike(&env.nodes[env.groups[g].nodes[0]].scope)
             {
                 session.adopt_options(a);
@@ -1354,13 +1355,9 @@ impl ReadIndex {
             .enumerate()
             .map(|(g, r)| {
                 want(g).then(|| {
+                    // The block's kept files pass `keep` again: a handful, not hundreds.
                     let block = r.block.map_or(&[][..], |b| &blocks[b as usize]);
-                    let own = r.own.iter().copied().filter(|&id| keep(id));
-                    // `ids`: the block's files after the group's own, less those its own
-                    // levels listed (`skip`).
-                    let skipped = |id: &u32| !r.skip.is_empty() && r.skip.binary_search(id).is_ok();
-                    own.chain(block.iter().copied().filter(|id| !skipped(id)))
-                        .collect()
+                    r.ids(block).filter(|&id| keep(id)).collect()
                 })
             })
             .collect()
@@ -1397,9 +1394,6 @@ impl ReadIndex {
 mod tests {
     use super::*;
 
-    /// The read index answers which groups read a file: all of them for common data (kept as
-    /// one shared list, not one per file), the one group for a node file, none for a file no
-    /// hierarchy reads; and each group's files in hierarchy order.
     #[test]
     fn union_ascending_is_the_sorted_deduplicated_concatenation() {
         let lists: [&[usize]; 6] = [
@@ -1435,6 +1429,9 @@ mod tests {
         assert_eq!(super::GroupSet::of(0, []).iter().count(), 0);
     }
 
+    /// The read index answers which groups read a file: all of them for common data (kept as
+    /// one shared list, not one per file), the one group for a node file, none for a file no
+    /// hierarchy reads; and each group's files in hierarchy order.
     #[test]
     fn the_read_index_lists_who_reads_what() {
         use crate::loader::{self, Format};

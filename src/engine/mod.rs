@@ -637,7 +637,8 @@ pub struct Levels {
 pub struct SharedLevels {
     levels: Box<[Arc<ResolvedLevel>]>,
     digest: std::sync::OnceLock<ModuleDigest>,
-    /// Each module's levels in the block (`module_ranges`, indices from the block's start).
+    /// Each module's levels in the block, indices from the block's start
+    /// ([`SharedLevels::ranges`]).
     ranges: std::sync::OnceLock<ModuleRanges>,
 }
 

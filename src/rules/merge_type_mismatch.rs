@@ -750,13 +750,10 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
         }
         add(key, &shared.outcome, &shared.sharing);
     }
-    // The groups that may answer differently look their keys up in a session each (in
-    // parallel), when a merge can fail in their own data: two locations give the key a value,
-    // one of them not safe (or a location the project did not load).
     // The candidate keys of the files of a shared block of module levels, found once per
     // block, not once per group (each group evaluating on its own hashed the paths of its 600
-    // locations at 15k files).
-    // By the block's address (a `usize`: the map is read from the session threads).
+    // locations at 15k files). By the block's address (a `usize`: the map is read from the
+    // session threads).
     let mut block_lists: crate::engine::vfs::FastMap<usize, Vec<KeyList>> = Default::default();
     for (g, keys) in own.iter().enumerate() {
         if keys.is_empty() || unknown[g] {
@@ -774,6 +771,9 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
                 });
         }
     }
+    // The groups that may answer differently look their keys up in a session each (in
+    // parallel), when a merge can fail in their own data: two locations give the key a value,
+    // one of them not safe (or a location the project did not load).
     let failing = env.in_own_sessions(Some(&reference), own, |g, session, keys| {
         let mut per_key: crate::engine::vfs::FastMap<&str, (u32, bool)> = Default::default();
         if !unknown[g] {
