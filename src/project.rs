@@ -121,6 +121,8 @@ pub struct Project {
     analysis: OnceLock<crate::analysis::Analysis>,
     fact_names: OnceLock<Option<std::collections::BTreeSet<String>>>,
     reach: std::sync::Mutex<crate::rules::reach::ReachCache>,
+    /// The hiera.yaml files among `files`, by path ([`Project::hiera_config_file`]).
+    hiera_configs: OnceLock<crate::engine::vfs::PathMap<usize>>,
     /// What rules computed once for the whole project, by rule name ([`Project::rule_memo`]).
     rule_memos: std::sync::Mutex<BTreeMap<&'static str, Arc<RuleMemo>>>,
 }
@@ -157,6 +159,7 @@ impl Project {
             analysis: OnceLock::new(),
             fact_names: OnceLock::new(),
             reach: Default::default(),
+            hiera_configs: OnceLock::new(),
             rule_memos: Default::default(),
         }
     }
@@ -203,6 +206,7 @@ impl Project {
         self.analysis = OnceLock::new();
         self.fact_names = OnceLock::new();
         self.reach = Default::default();
+        self.hiera_configs = OnceLock::new();
         self.rule_memos = Default::default();
     }
 
@@ -258,6 +262,38 @@ impl Project {
     /// The loaded file at `path`, if the project has it.
     pub fn file(&self, path: &std::path::Path) -> Option<&LoadedFile> {
         self.files.iter().find(|f| f.source.path == path)
+    }
+
+    /// The hiera.yaml file (role [`FileRole::HieraConfig`]) at `path`, if the project has it,
+    /// through an index built on first use: each layer's plan looked for its hiera.yaml by
+    /// scanning every file, 500 scans of 15,000 files in a 15k-file repository (1.7% of its
+    /// check). Every change to `files` goes through [`Project::set_file`],
+    /// [`Project::remove_file`] or is followed by [`Project::invalidate_analysis`], which
+    /// forget the index; a hit is checked against `files` all the same (a stale index then
+    /// costs the scan, not a wrong file).
+    pub fn hiera_config_file(&self, path: &std::path::Path) -> Option<&LoadedFile> {
+        let index = self.hiera_configs.get_or_init(|| {
+            let mut m = crate::engine::vfs::PathMap::default();
+            for (i, f) in self.files.iter().enumerate() {
+                if f.role == FileRole::HieraConfig {
+                    m.entry(crate::engine::vfs::PathKey(f.source.path.clone()))
+                        .or_insert(i);
+                }
+            }
+            m
+        });
+        let scan = || {
+            self.files
+                .iter()
+                .find(|f| f.role == FileRole::HieraConfig && f.source.path == path)
+        };
+        match index.get(&crate::engine::vfs::PathRef(path)) {
+            Some(&i) => match self.files.get(i) {
+                Some(f) if f.role == FileRole::HieraConfig && f.source.path == path => Some(f),
+                _ => scan(),
+            },
+            None => None,
+        }
     }
 
     /// An option of a rule from the configuration file, with its span in that file.

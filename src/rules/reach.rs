@@ -591,10 +591,7 @@ fn cached<V>(
 
 fn build_plan(project: &Project, root: &Path, layer: &Layer) -> LayerPlan {
     let cfg_path = root.join("hiera.yaml");
-    let cfg_file = project
-        .files
-        .iter()
-        .find(|f| f.role == FileRole::HieraConfig && f.source.path == cfg_path);
+    let cfg_file = project.hiera_config_file(&cfg_path);
     let default_cfg;
     let (cfg, config): (&HieraConfig, Option<Arc<SourceFile>>) = match cfg_file {
         Some(f) => {
@@ -816,6 +813,36 @@ mod tests {
             Reach::Read(fs) => assert_eq!(fs, vec!["yaml_data".to_string()]),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// `Project::hiera_config_file`, which layer plans find their hiera.yaml with: by path,
+    /// only hiera.yaml files, forgotten when a file is removed, and right even when `files`
+    /// changed behind its index.
+    #[test]
+    fn hiera_config_files_are_found_by_path() {
+        use crate::loader::{self, Format};
+        let root = PathBuf::from("/nonexistent-hieralint-reach/env");
+        let file = |path: PathBuf, role: FileRole| {
+            let source = Arc::new(SourceFile::from_bytes(&path, b"version: 5\n"));
+            let doc = loader::load(Format::Yaml, &source);
+            LoadedFile::new(source, doc, role, Layer::Environment, Some(root.clone()))
+        };
+        let cfg_path = root.join("hiera.yaml");
+        let data_path = root.join("data/x.yaml");
+        let mut project = Project::new(vec![
+            file(data_path.clone(), FileRole::Data),
+            file(cfg_path.clone(), FileRole::HieraConfig),
+        ]);
+        let found =
+            |p: &Project, path: &Path| p.hiera_config_file(path).map(|f| f.source.path.clone());
+        assert_eq!(found(&project, &cfg_path), Some(cfg_path.clone()));
+        assert_eq!(found(&project, &data_path), None);
+        project.files.reverse();
+        assert_eq!(found(&project, &cfg_path), Some(cfg_path.clone()));
+        project.remove_file(&cfg_path);
+        assert_eq!(found(&project, &cfg_path), None);
+        project.set_file(file(cfg_path.clone(), FileRole::HieraConfig));
+        assert_eq!(found(&project, &cfg_path), Some(cfg_path));
     }
 
     #[test]
