@@ -72,15 +72,21 @@ impl<T> ByReads<T> {
     /// [`ByReads::find`] with the scope's answers given by `prober` (which may remember them).
     pub fn find_by(
         &self,
-        prober: &mut dyn FnMut(&str) -> Probe,
+        prober: &mut dyn FnMut(&Arc<str>) -> Probe,
         reads: impl Fn(&T) -> &[(Arc<str>, Probe)],
         accept: impl Fn(&T) -> bool,
     ) -> Option<&T> {
-        // One buffer for every list's answers (a level holds one list, or a few).
-        let mut probes: Vec<Probe> = Vec::new();
+        // One buffer for every list's answers (a level holds one list, or a few), kept by the
+        // thread between calls: a buffer per call was an allocation per level of every
+        // hierarchy resolved (eight per data-implied node).
+        thread_local! {
+            static PROBES: std::cell::Cell<Vec<Probe>> = const { std::cell::Cell::new(Vec::new()) };
+        }
+        let mut probes = PROBES.with(std::cell::Cell::take);
+        let mut found = None;
         for (exprs, by_hash) in &self.lists {
             probes.clear();
-            probes.extend(exprs.iter().map(|e| prober(e)));
+            probes.extend(exprs.iter().map(&mut *prober));
             let Some(candidates) = by_hash.get(&hash_probes(probes.iter())) else {
                 continue;
             };
@@ -88,10 +94,13 @@ impl<T> ByReads<T> {
                 .iter()
                 .find(|c| reads(c).iter().map(|(_, p)| p).eq(probes.iter()) && accept(c))
             {
-                return Some(c);
+                found = Some(c);
+                break;
             }
         }
-        None
+        probes.clear();
+        PROBES.with(|b| b.set(probes));
+        found
     }
 
     /// Adds `value`, whose reads `key` describes; false when it was not kept (too many lists,
@@ -139,8 +148,8 @@ pub(crate) struct ProbeMemo {
 }
 
 impl ProbeMemo {
-    pub fn probe(&mut self, scope: &Scope, e: &str) -> Probe {
-        match self.slot(scope, e) {
+    pub fn probe(&mut self, scope: &Scope, e: &Arc<str>) -> Probe {
+        match self.slot(scope, e, Some(e)) {
             Ok(i) => self.answers[i].1.clone(),
             Err(p) => p,
         }
@@ -150,7 +159,7 @@ impl ProbeMemo {
     /// resolution records each read its interpolations make, and the level cache probed the
     /// same expressions just before (a probe and an allocation per read spared).
     pub fn probe_arc(&mut self, scope: &Scope, e: &str) -> (Arc<str>, Probe) {
-        match self.slot(scope, e) {
+        match self.slot(scope, e, None) {
             Ok(i) => self.answers[i].clone(),
             Err(p) => (e.into(), p),
         }
@@ -158,14 +167,20 @@ impl ProbeMemo {
 
     /// Where the memo holds `e`'s answer (probed now if it was not held), or the answer when
     /// the memo is full.
-    fn slot(&mut self, scope: &Scope, e: &str) -> Result<usize, Probe> {
+    /// `arc`: `e` as an `Arc` the memo may keep (the level cache's own), else it makes one.
+    fn slot(&mut self, scope: &Scope, e: &str, arc: Option<&Arc<str>>) -> Result<usize, Probe> {
         if let Some(i) = self.answers.iter().position(|(x, _)| **x == *e) {
             return Ok(i);
         }
         let p = probe(scope, e);
         // A few expressions repeat; a scan of many would cost more than probing again.
         if self.answers.len() < 16 {
-            self.answers.push((e.into(), p));
+            if self.answers.is_empty() {
+                // Room for the few a hierarchy reads, once.
+                self.answers.reserve(8);
+            }
+            let e = arc.cloned().unwrap_or_else(|| e.into());
+            self.answers.push((e, p));
             return Ok(self.answers.len() - 1);
         }
         Err(p)
@@ -250,7 +265,7 @@ impl LevelCache {
     pub fn with_found<T, S>(
         &self,
         id: LevelId,
-        prober: &mut dyn FnMut(&str) -> Probe,
+        prober: &mut dyn FnMut(&Arc<str>) -> Probe,
         take: impl Fn(&CachedLevel) -> bool,
         state: S,
         f: impl FnOnce(&CachedLevel, S) -> T,
@@ -355,7 +370,7 @@ impl LayerCache {
             return f(&mut |_: &str| None);
         };
         let mut memo = ProbeMemo::default();
-        let mut prober = |e: &str| memo.probe(scope, e);
+        let mut prober = |e: &Arc<str>| memo.probe(scope, e);
         f(&mut |module: &str| {
             map.get(module)?
                 .0

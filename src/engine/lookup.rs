@@ -1370,7 +1370,7 @@ impl<'a> Cx<'a> {
             && self.local.borrow().is_none();
         let id = (Arc::as_ptr(cfg) as usize, entries.as_ptr() as usize, i);
         let f = if cacheable {
-            let mut prober = |e: &str| self.probed.borrow_mut().probe(self.scope, e);
+            let mut prober = |e: &Arc<str>| self.probed.borrow_mut().probe(self.scope, e);
             let found = self.eng.levels.with_found(
                 id,
                 &mut prober,
@@ -3279,7 +3279,9 @@ impl Cx<'_> {
             .map(|l| match l {
                 Layer::Hit(c) => c.levels.len(),
                 Layer::Block(_) => 0,
-                Layer::Miss(..) => 4,
+                // The global and environment layers: most hierarchies hold a few levels, up
+                // to about eight (growing past the estimate reallocated every node's list).
+                Layer::Miss(..) => 8,
             })
             .sum();
         let mut levels = Vec::with_capacity(cap);

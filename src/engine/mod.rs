@@ -945,13 +945,17 @@ impl Session<'_> {
                 .position(|l| matches!(l.layer, Place::Module(_)))
                 .unwrap_or(levels.own.len())
         };
-        let mut sources = Vec::new();
-        let mut configs: Vec<usize> = Vec::new();
-        // A set beside the list (a hierarchy names few hiera.yaml files before its modules').
-        let mut seen: crate::engine::vfs::FastSet<usize> = Default::default();
-        for l in &levels.own[..module_start] {
+        // Sized exactly: kept with the hierarchy for the run (one per fact set or data-implied
+        // node), where growing it level by level and shrinking it after reallocated it thrice.
+        let own = &levels.own[..module_start];
+        let mut sources =
+            Vec::with_capacity(own.iter().map(|l| l.source_ids(self.engine).len()).sum());
+        // A hierarchy names few hiera.yaml files before its modules' (the global and the
+        // environment's): a list searched, not a set.
+        let mut configs: Vec<usize> = Vec::with_capacity(2);
+        for l in own {
             if let Some(c) = l.config_id(self.engine) {
-                if seen.insert(c) {
+                if !configs.contains(&c) {
                     configs.push(c);
                 }
             }
@@ -967,20 +971,18 @@ impl Session<'_> {
         };
         // The module hiera.yaml files named before the module levels (none, in practice) are
         // not named again.
-        let module_configs = if digest.configs.iter().any(|c| seen.contains(c)) {
+        let module_configs = if digest.configs.iter().any(|c| configs.contains(c)) {
             let rest: Vec<usize> = digest
                 .configs
                 .iter()
                 .copied()
-                .filter(|c| !seen.contains(c))
+                .filter(|c| !configs.contains(c))
                 .collect();
             hash_ids(&rest)
         } else {
             digest.configs_hash
         };
         let (module_levels, module_sources) = (digest.levels, digest.sources);
-        // Kept with the hierarchy for the run (one per fact set or data-implied node).
-        sources.shrink_to_fit();
         ResolvedHierarchy {
             layers: Default::default(),
             levels,
