@@ -185,10 +185,10 @@ pub(crate) struct EntryProvider {
 #[derive(Clone)]
 pub(crate) struct ResolvedEntry {
     kind: FunctionKind,
-    function_name: String,
     func: Func,
     options: Arc<Hash>,
     locations: Option<Arc<[ResolvedLocation]>>,
+    /// Holds the function's name too (`level.function`).
     level: Arc<ResolvedLevel>,
 }
 
@@ -1321,7 +1321,7 @@ impl<'a> Cx<'a> {
                 slots,
                 name: entries[i].name.clone(),
                 kind: r.kind,
-                function_name: r.function_name,
+                function_name: r.level.function.clone(),
                 func: r.func,
                 options: r.options,
                 locations: r.locations,
@@ -1443,7 +1443,7 @@ impl<'a> Cx<'a> {
         if let Some(err) = &e.creation_error {
             return Err(err.clone());
         }
-        let Some((kind, fname)) = e.function.clone() else {
+        let Some((kind, fname)) = e.function.as_ref().map(|(k, f)| (*k, f)) else {
             return Err(cfg.fail(
                 &format!(
                     "One of data_hash, lookup_key, data_dig, or hiera3_backend must be defined in hierarchy '{}'",
@@ -1525,7 +1525,7 @@ impl<'a> Cx<'a> {
                 }
             }
         };
-        let func = self.eng.function_kind(&fname, kind);
+        let func = self.eng.function_kind(fname, kind);
         let level = Arc::new(ResolvedLevel {
             index: std::sync::OnceLock::new(),
             source_ids: std::sync::OnceLock::new(),
@@ -1553,7 +1553,6 @@ impl<'a> Cx<'a> {
         });
         Ok(Some(ResolvedEntry {
             kind,
-            function_name: fname,
             func,
             options,
             locations: locations.map(Arc::from),
@@ -1604,7 +1603,7 @@ impl<'a> Cx<'a> {
         cfg: &LayerConfig,
         ext: Option<&str>,
     ) -> R<Vec<ResolvedLocation>> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(paths.len());
         for declared in paths {
             let mut path = self.interpolated_location(declared)?;
             if let Some(ext) = ext {
@@ -2530,7 +2529,9 @@ impl<'a> Cx<'a> {
         vars: &[Option<PreVar>],
         allow_methods: bool,
     ) -> R<Interpolated> {
-        let mut out = String::with_capacity(subject.len());
+        // Room for what the tokens give too (a certname or a fact in a path: a few dozen
+        // bytes): growing past the subject's length reallocated most interpolated paths.
+        let mut out = String::with_capacity(subject.len() + 32);
         let mut last = 0;
         for (i, t) in toks.iter().enumerate() {
             out.push_str(&subject[last..t.range.start]);
