@@ -166,8 +166,8 @@ impl ProbeMemo {
     }
 
     /// Where the memo holds `e`'s answer (probed now if it was not held), or the answer when
-    /// the memo is full.
-    /// `arc`: `e` as an `Arc` the memo may keep (the level cache's own), else it makes one.
+    /// the memo is full. `arc`: `e` as an `Arc` the memo may keep (the level cache's own);
+    /// without it the memo makes one.
     fn slot(&mut self, scope: &Scope, e: &str, arc: Option<&Arc<str>>) -> Result<usize, Probe> {
         if let Some(i) = self.answers.iter().position(|(x, _)| **x == *e) {
             return Ok(i);
