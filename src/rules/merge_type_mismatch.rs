@@ -617,6 +617,18 @@ fn level_lists<'p>(
     }
 }
 
+/// [`level_lists`] of every level of a shared block of module levels.
+fn block_key_lists<'p>(
+    infos: &'p FileKeys,
+    block: &crate::engine::SharedLevels,
+) -> Vec<KeyList<'p>> {
+    let mut out = Vec::new();
+    for level in block.levels() {
+        level_lists(infos, level, &mut out);
+    }
+    out
+}
+
 fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &mut Sink) {
     let Some(infos) = prepared.envs.get(&*env.root) else {
         return;
@@ -762,13 +774,7 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
         if let Some(b) = env.groups[g].hierarchy.levels.parts().1 {
             block_lists
                 .entry(Arc::as_ptr(b) as usize)
-                .or_insert_with(|| {
-                    let mut out = Vec::new();
-                    for level in b.levels() {
-                        level_lists(infos, level, &mut out);
-                    }
-                    out
-                });
+                .or_insert_with(|| block_key_lists(infos, b));
         }
     }
     // The groups that may answer differently look their keys up in a session each (in
@@ -783,9 +789,18 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
             for level in own_levels {
                 level_lists(infos, level, &mut lists);
             }
-            let block = block.map_or(&[][..], |b| {
-                block_lists[&(Arc::as_ptr(b) as usize)].as_slice()
-            });
+            // Found above for every group that gets here; made again rather than trusted.
+            let made;
+            let block: &[KeyList] = match block {
+                None => &[],
+                Some(b) => match block_lists.get(&(Arc::as_ptr(b) as usize)) {
+                    Some(l) => l,
+                    None => {
+                        made = block_key_lists(infos, b);
+                        &made
+                    }
+                },
+            };
             for list in lists.iter().chain(block) {
                 for (k, safe) in list.iter() {
                     let (k, safe): (&str, bool) = (k, *safe);
