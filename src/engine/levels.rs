@@ -352,6 +352,13 @@ pub(crate) struct ModuleBlock {
     pub levels: Arc<super::SharedLevels>,
     /// The interpolations all the layers' levels counted.
     pub sub_lookups: usize,
+    /// Every layer's provider warnings, level warnings and error, in module order: what a
+    /// hierarchy taking the block logs and reports, without visiting each layer (two passes
+    /// over 250 layers for each of 13,900 data-implied nodes at 15k files, nearly always to
+    /// find nothing).
+    pub provider_warnings: Vec<String>,
+    pub level_warnings: Vec<String>,
+    pub errors: Vec<(String, LookupError)>,
 }
 
 /// A module's cached resolutions, and how many.
@@ -408,6 +415,18 @@ impl LayerCache {
                     .collect(),
             )),
             sub_lookups: layers.iter().map(|l| l.sub_lookups).sum(),
+            provider_warnings: layers
+                .iter()
+                .flat_map(|l| l.provider_warnings.iter().cloned())
+                .collect(),
+            level_warnings: layers
+                .iter()
+                .flat_map(|l| l.level_warnings.iter().cloned())
+                .collect(),
+            errors: layers
+                .iter()
+                .filter_map(|l| Some((l.module.clone(), l.error.clone()?)))
+                .collect(),
             layers,
         });
         let Ok(mut blocks) = self.blocks.write() else {

@@ -3223,10 +3223,8 @@ impl Cx<'_> {
             .block(self.scope)
             .filter(|b| b.layers.len() == modules.len());
         if let Some(b) = &block {
-            for c in &b.layers {
-                for w in &c.provider_warnings {
-                    self.warn(w.clone());
-                }
+            for w in &b.provider_warnings {
+                self.warn(w.clone());
             }
             layers.push(Layer::Block(b.clone()));
         } else {
@@ -3298,13 +3296,11 @@ impl Cx<'_> {
                         // Each layer fits too (the block's count is their sum): what taking
                         // them one by one as `Hit`s does, without touching each (250 modules
                         // for each of 12,000 nodes at 15k files).
-                        for c in &b.layers {
-                            for w in &c.level_warnings {
-                                self.warn(w.clone());
-                            }
-                            if let Some(e) = &c.error {
-                                errors.push((Place::Module(c.module.clone()), e.clone()));
-                            }
+                        for w in &b.level_warnings {
+                            self.warn(w.clone());
+                        }
+                        for (module, e) in &b.errors {
+                            errors.push((Place::Module(module.clone()), e.clone()));
                         }
                         self.sub_lookups.set(self.sub_lookups.get() + b.sub_lookups);
                     } else {
