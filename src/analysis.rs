@@ -777,23 +777,52 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
             }
         }
     }
-    nodes.par_extend(matched.into_par_iter().map(|(path, bindings)| {
+    // Files that bind the same variables alike (`nodes/X.yaml` and `secrets/nodes/X.eyaml`)
+    // imply nodes of one scope: made once and shared, so that the analysis resolves their
+    // hierarchy once (508 such pairs at 15k files).
+    let mut first_with: HashMap<&[(String, String)], usize> = HashMap::default();
+    let same_as: Vec<Option<usize>> = matched
+        .iter()
+        .enumerate()
+        .map(|(i, (_, b))| match first_with.entry(b.as_slice()) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+                None
+            }
+        })
+        .collect();
+    let scope_of = |bindings: &[(String, String)]| {
         let mut facts = Hash::default();
         let mut trusted = Trusted::default();
-        for (expr, value) in &bindings {
+        for (expr, value) in bindings {
             bind(&mut facts, &mut trusted, expr, value);
         }
-        let rel_display = path
-            .strip_prefix(root)
-            .unwrap_or(path)
-            .display()
-            .to_string();
-        NodeCtx {
-            name: format!("implied by {rel_display}"),
-            scope: Arc::new(Scope::for_node(&facts, &trusted, None, env_name)),
-            implied: true,
-        }
-    }));
+        Arc::new(Scope::for_node(&facts, &trusted, None, env_name))
+    };
+    let scopes: Vec<Option<Arc<Scope>>> = matched
+        .par_iter()
+        .zip(same_as.par_iter())
+        .map(|((_, bindings), same)| same.is_none().then(|| scope_of(bindings)))
+        .collect();
+    nodes.par_extend(matched.par_iter().zip(same_as.par_iter()).enumerate().map(
+        |(i, ((path, bindings), same))| {
+            let rel_display = path
+                .strip_prefix(root)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            // The first file binding alike made the scope (`same_as` points back only).
+            let scope = scopes[same.unwrap_or(i)]
+                .clone()
+                .unwrap_or_else(|| scope_of(bindings));
+            NodeCtx {
+                name: format!("implied by {rel_display}"),
+                scope,
+                implied: true,
+            }
+        },
+    ));
     nodes
 }
 
@@ -859,20 +888,59 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
             if let Some(n) = nodes.get(REFERENCE) {
                 engine.session(n.scope.clone()).fresh_hierarchy();
             }
-            let fingerprints: Vec<(u64, crate::engine::ResolvedHierarchy)> = nodes
+            // One resolution per scope: nodes that share one (data-implied nodes of files
+            // binding alike) have the same hierarchy, so they take the first one's fingerprint
+            // and join its group.
+            let mut first_with: HashMap<*const Scope, usize> = HashMap::default();
+            let same_as: Vec<Option<usize>> = nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| match first_with.entry(Arc::as_ptr(&n.scope)) {
+                    std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(i);
+                        None
+                    }
+                })
+                .collect();
+            let fingerprints: Vec<Option<(u64, crate::engine::ResolvedHierarchy)>> = nodes
                 .par_iter()
-                .map(|n| {
-                    let h = engine.session(n.scope.clone()).fresh_hierarchy();
-                    (h.fingerprint(), h)
+                .zip(&same_as)
+                .map(|(n, same)| {
+                    same.is_none().then(|| {
+                        let h = engine.session(n.scope.clone()).fresh_hierarchy();
+                        (h.fingerprint(), h)
+                    })
                 })
                 .collect();
             crate::timing::mark("  hierarchies");
+            let fps: Vec<Option<u64>> = fingerprints
+                .iter()
+                .map(|f| f.as_ref().map(|(fp, _)| *fp))
+                .collect();
             let mut groups: Vec<Group> = Vec::new();
             let mut by_fp: HashMap<u64, usize> = HashMap::default();
-            for (i, (fp, h)) in fingerprints.into_iter().enumerate() {
+            let resolve = |i: usize| {
+                let h = engine.session(nodes[i].scope.clone()).fresh_hierarchy();
+                (h.fingerprint(), h)
+            };
+            for (i, resolved) in fingerprints.into_iter().enumerate() {
+                // A node sharing a scope takes the fingerprint of the first node of that scope
+                // (resolved above: `same_as` points back only).
+                let (fp, h) = match (resolved, same_as[i].and_then(|first| fps[first])) {
+                    (Some((fp, h)), _) => (fp, Some(h)),
+                    (None, Some(fp)) => (fp, None),
+                    (None, None) => {
+                        let (fp, h) = resolve(i);
+                        (fp, Some(h))
+                    }
+                };
                 match by_fp.get(&fp) {
                     Some(&g) => groups[g].nodes.push(i),
                     None => {
+                        // The first node with this fingerprint resolved it (a node sharing a
+                        // scope comes after the node that resolved it, whose group it joins).
+                        let h = h.unwrap_or_else(|| resolve(i).1);
                         by_fp.insert(fp, groups.len());
                         groups.push(Group {
                             nodes: vec![i],

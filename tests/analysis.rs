@@ -199,3 +199,66 @@ fn a_module_file_the_environment_reads_is_listed_once() {
     assert_eq!(sharing, env.groups.len(), "groups sharing a block");
     std::fs::remove_dir_all(&root).ok();
 }
+
+/// Two files that bind the same variables alike (`nodes/a.yaml` and `secrets/nodes/a.yaml`)
+/// imply two nodes of one scope: the analysis resolves that scope's hierarchy once, and both
+/// nodes are in one group whose hierarchy is what resolving either node afresh gives.
+#[test]
+fn files_binding_alike_imply_nodes_of_one_scope() {
+    let root = std::env::temp_dir().join(format!("hieralint-one-scope-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let write = |rel: &str, body: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    };
+    write(
+        "hiera.yaml",
+        "version: 5\nhierarchy:\n  - name: secrets\n    path: \"secrets/nodes/%{trusted.certname}.yaml\"\n  - name: nodes\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: roles\n    path: \"roles/%{facts.role}.yaml\"\n  - name: common\n    path: common.yaml\n",
+    );
+    write("data/common.yaml", "c: 1\n");
+    for n in ["a", "b"] {
+        write(&format!("data/nodes/{n}.yaml"), &format!("{n}: 1\n"));
+    }
+    write("data/secrets/nodes/a.yaml", "s: 1\n");
+    write("data/roles/web.yaml", "r: 1\n");
+    let project = analyzed_on_one_thread(&root);
+    let env = &project.analysis().envs[0];
+    let node = |name: &str| {
+        env.nodes
+            .iter()
+            .position(|n| n.name == format!("implied by data/{name}"))
+            .unwrap_or_else(|| panic!("no node implied by {name}"))
+    };
+    let (secret_a, a, b, web) = (
+        node("secrets/nodes/a.yaml"),
+        node("nodes/a.yaml"),
+        node("nodes/b.yaml"),
+        node("roles/web.yaml"),
+    );
+    let scope = |i: usize| &env.nodes[i].scope;
+    assert!(std::sync::Arc::ptr_eq(scope(secret_a), scope(a)));
+    assert!(!std::sync::Arc::ptr_eq(scope(a), scope(b)));
+    assert!(!std::sync::Arc::ptr_eq(scope(a), scope(web)));
+    let group_of = |i: usize| {
+        env.groups
+            .iter()
+            .position(|g| g.nodes.contains(&i))
+            .unwrap_or_else(|| panic!("node {i} is in no group"))
+    };
+    assert_eq!(group_of(secret_a), group_of(a));
+    assert_ne!(group_of(a), group_of(b));
+    assert_eq!(
+        env.groups.iter().map(|g| g.nodes.len()).sum::<usize>(),
+        env.nodes.len()
+    );
+    // The shared group's hierarchy is node a's, resolved afresh: both a's files are read.
+    let fresh = env.engine.session(scope(a).clone()).fresh_hierarchy();
+    let group = &env.groups[group_of(a)];
+    assert_eq!(group.hierarchy.fingerprint(), fresh.fingerprint());
+    let files = plain_walk(group);
+    for f in ["secrets/nodes/a.yaml", "nodes/a.yaml", "common.yaml"] {
+        assert!(files.iter().any(|p| p.ends_with(f)), "{f} not in {files:?}");
+    }
+    std::fs::remove_dir_all(&root).ok();
+}
