@@ -262,3 +262,48 @@ fn files_binding_alike_imply_nodes_of_one_scope() {
     }
     std::fs::remove_dir_all(&root).ok();
 }
+
+/// A level that reads the certname has one resolution per node; the engine keeps a bounded
+/// number of them and resolves the others again when asked. Past that bound, every node's
+/// hierarchy still reads its own node file, and resolving it again gives the same hierarchy.
+#[test]
+fn per_node_levels_past_the_kept_resolutions_resolve_alike() {
+    let root = std::env::temp_dir().join(format!("hieralint-per-node-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let write = |rel: &str, body: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    };
+    write(
+        "hiera.yaml",
+        "version: 5\nhierarchy:\n  - name: nodes\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: common\n    path: common.yaml\n",
+    );
+    write("data/common.yaml", "c: 1\n");
+    let n = 150;
+    for i in 0..n {
+        write(&format!("data/nodes/n{i}.yaml"), &format!("k{i}: 1\n"));
+    }
+    let project = analyzed_on_one_thread(&root);
+    let env = &project.analysis().envs[0];
+    assert_eq!(env.nodes.len(), n + 1);
+    for i in 0..n {
+        let name = format!("implied by data/nodes/n{i}.yaml");
+        let node = env.nodes.iter().position(|x| x.name == name).unwrap();
+        let group = env.groups.iter().find(|g| g.nodes.contains(&node)).unwrap();
+        let files = plain_walk(group);
+        assert!(
+            files
+                .iter()
+                .any(|p| p.ends_with(format!("nodes/n{i}.yaml"))),
+            "{name}: {files:?}"
+        );
+        // Resolved again (from the cache for the first nodes, afresh for the others).
+        let again = env
+            .engine
+            .session(env.nodes[node].scope.clone())
+            .fresh_hierarchy();
+        assert_eq!(again.fingerprint(), group.hierarchy.fingerprint(), "{name}");
+    }
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -195,9 +195,14 @@ struct Variants {
     count: usize,
 }
 
-/// Most resolutions kept per level (one per distinct value of what it reads: a level reading
-/// `trusted.certname` has one per node).
-const MAX_VARIANTS: usize = 1 << 16;
+/// Most resolutions kept per level (one per distinct value of what it reads). A level that
+/// reads `trusted.certname` has one per node: past this many, it is resolved again when a
+/// session needs it rather than kept. Keeping each of them (13,900 at 15k files without facts:
+/// the resolution, its locations and its reads, about 0.5 KB each, three levels per node) held
+/// 20 MB for the rare session that resolves the same node again; the instructions are the
+/// same either way (inserting them cost what resolving them again in those sessions costs:
+/// docs/benchmarks.md, session 18). A level reading a role, a site or an OS stays under it.
+const MAX_VARIANTS: usize = 64;
 
 #[derive(Default)]
 pub(crate) struct LevelCache {
