@@ -111,10 +111,17 @@ impl Trusted {
                 .map(Value::string)
                 .unwrap_or(Value::Undef),
         );
-        h.insert(k.extensions.clone(), Value::hash(self.extensions.clone()));
+        let hash_or_empty = |h: &Hash| {
+            if h.is_empty() {
+                k.empty_hash.clone()
+            } else {
+                Value::hash(h.clone())
+            }
+        };
+        h.insert(k.extensions.clone(), hash_or_empty(&self.extensions));
         h.insert(k.hostname.clone(), hostname);
         h.insert(k.domain.clone(), domain);
-        h.insert(k.external.clone(), Value::hash(self.external.clone()));
+        h.insert(k.external.clone(), hash_or_empty(&self.external));
         Value::hash(h)
     }
 }
@@ -132,6 +139,10 @@ struct Names {
     trusted: Arc<str>,
     server_facts: Arc<str>,
     facts: Arc<str>,
+    /// `{}`: shared by the scopes whose trusted extensions, external data, server facts or
+    /// facts are empty (every data-implied node's: four allocations of each of 13,900 scopes
+    /// at 15k files). Values are immutable, so sharing one is sharing its contents.
+    empty_hash: Value,
 }
 
 fn names() -> &'static Names {
@@ -146,6 +157,7 @@ fn names() -> &'static Names {
         trusted: Arc::from("trusted"),
         server_facts: Arc::from("server_facts"),
         facts: Arc::from("facts"),
+        empty_hash: Value::hash(Hash::default()),
     });
     &NAMES
 }
@@ -237,8 +249,15 @@ impl Scope {
         let k = names();
         vars.insert(k.environment.clone(), Value::string(environment));
         vars.insert(k.trusted.clone(), trusted.to_value());
-        vars.insert(k.server_facts.clone(), Value::hash(sf));
-        vars.insert(k.facts.clone(), Value::hash(facts));
+        let hash_or_empty = |h: Hash| {
+            if h.is_empty() {
+                k.empty_hash.clone()
+            } else {
+                Value::hash(h)
+            }
+        };
+        vars.insert(k.server_facts.clone(), hash_or_empty(sf));
+        vars.insert(k.facts.clone(), hash_or_empty(facts));
         Scope::new(vars)
     }
 
