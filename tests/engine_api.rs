@@ -99,7 +99,7 @@ fn resolved_hierarchy_lists_levels_and_existence() {
         .location
         .ends_with("data/nodes/web01.example.com.yaml"));
     assert!(locs[0].exists);
-    assert_eq!(locs[0].original, "nodes/%{trusted.certname}.yaml");
+    assert_eq!(&*locs[0].original, "nodes/%{trusted.certname}.yaml");
     assert!(!env[1].locations.as_ref().unwrap()[0].exists);
     assert!(h
         .levels

@@ -66,6 +66,8 @@ pub enum LocSpec {
 #[derive(Clone, Debug)]
 pub struct Template {
     pub text: String,
+    /// `text` as shared by every resolved location that names it as declared.
+    pub(crate) shared: Arc<str>,
     /// Whether `text` holds `%{` (Puppet interpolates only such strings; an unterminated
     /// `%{` is interpolated to itself, with no token).
     pub(crate) interpolates: bool,
@@ -108,6 +110,7 @@ impl Template {
                 })
                 .collect();
         Template {
+            shared: Arc::from(text.as_str()),
             text,
             interpolates,
             tokens: tokens.into(),
@@ -127,7 +130,8 @@ impl From<&str> for Template {
 pub struct EntrySpec {
     pub name: Arc<str>,
     /// The function kind and name Puppet calls (entry's own, else the defaults').
-    pub function: Option<(FunctionKind, String)>,
+    /// The function's kind and name (the name shared by every resolution of the level).
+    pub function: Option<(FunctionKind, Arc<str>)>,
     /// The datadir before interpolation, relative to the config root.
     pub datadir: String,
     /// `datadir` joined to the root of the configuration holding this entry (Ruby's
@@ -219,7 +223,7 @@ impl LayerConfig {
             file: None,
             entries: vec![EntrySpec {
                 name: format!("Legacy function '{function_name}'").into(),
-                function: Some((FunctionKind::V4DataHash, function_name.to_string())),
+                function: Some((FunctionKind::V4DataHash, function_name.into())),
                 datadir: "data".into(),
                 joined_datadir: Default::default(),
                 static_options: Default::default(),
@@ -382,11 +386,11 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
                 for b in &v3.backend_configs {
                     let name = b.name.value.clone();
                     let function = match name.as_str() {
-                        "yaml" => (FunctionKind::DataHash, "yaml_data".to_string()),
-                        "json" => (FunctionKind::DataHash, "json_data".to_string()),
-                        "hocon" => (FunctionKind::DataHash, "hocon_data".to_string()),
-                        "eyaml" => (FunctionKind::LookupKey, "eyaml_lookup_key".to_string()),
-                        other => (FunctionKind::Hiera3Backend, other.to_string()),
+                        "yaml" => (FunctionKind::DataHash, Arc::from("yaml_data")),
+                        "json" => (FunctionKind::DataHash, Arc::from("json_data")),
+                        "hocon" => (FunctionKind::DataHash, Arc::from("hocon_data")),
+                        "eyaml" => (FunctionKind::LookupKey, Arc::from("eyaml_lookup_key")),
+                        other => (FunctionKind::Hiera3Backend, Arc::from(other)),
                     };
                     let options = b.config.as_ref().map(|c| {
                         let mut v = c.value.to_value();
@@ -485,7 +489,7 @@ fn entry_spec(
         });
     let function = he
         .effective_function(&model.defaults)
-        .map(|f| (f.kind, f.name.value.clone()));
+        .map(|f| (f.kind, Arc::from(f.name.value.as_str())));
     EntrySpec {
         name: he.name.value.as_str().into(),
         function,

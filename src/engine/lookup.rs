@@ -118,7 +118,7 @@ type DataHash = (Value, Option<Arc<data::DataFile>>);
 /// A resolved location (`ResolvedLocation`).
 #[derive(Clone, Debug)]
 pub(crate) struct ResolvedLocation {
-    pub original: String,
+    pub original: Arc<str>,
     pub location: PathBuf,
     pub uri: Option<String>,
     pub exists: bool,
@@ -158,7 +158,7 @@ pub(crate) enum Func {
 pub(crate) struct EntryProvider {
     name: Arc<str>,
     kind: FunctionKind,
-    function_name: String,
+    function_name: Arc<str>,
     func: Func,
     /// Shared with the level's other resolutions when nothing in it interpolates.
     options: Arc<Hash>,
@@ -1617,7 +1617,7 @@ impl<'a> Cx<'a> {
                 continue;
             }
             out.push(ResolvedLocation {
-                original: declared.text.clone(),
+                original: declared.shared.clone(),
                 location: full,
                 uri: None,
                 exists,
@@ -1642,7 +1642,7 @@ impl<'a> Cx<'a> {
                     continue;
                 }
                 out.push(ResolvedLocation {
-                    original: pattern_s.clone(),
+                    original: Arc::from(pattern_s.as_str()),
                     location: m,
                     uri: None,
                     exists: true,
@@ -1666,7 +1666,7 @@ impl<'a> Cx<'a> {
                 ));
             }
             out.push(ResolvedLocation {
-                original: u.clone(),
+                original: Arc::from(u.as_str()),
                 location: PathBuf::from(&s),
                 uri: Some(s),
                 exists: true,
@@ -1709,7 +1709,7 @@ impl<'a> Cx<'a> {
             let path = pathname_join(datadir, &r?);
             let exists = self.eng.vfs.exists(&path);
             out.push(ResolvedLocation {
-                original: m[2].clone(),
+                original: Arc::from(m[2].as_str()),
                 location: path,
                 uri: None,
                 exists,
@@ -1758,7 +1758,7 @@ impl<'a> Cx<'a> {
                             || NodeKind::Location {
                                 uri: l.uri.is_some(),
                                 location: l.display(),
-                                original: l.original.clone(),
+                                original: l.original.to_string(),
                             },
                             || {
                                 if !l.exists {
@@ -2948,7 +2948,7 @@ pub struct ResolvedLevel {
     /// True for a module's `default_hierarchy` level.
     pub default_hierarchy: bool,
     pub function_kind: FunctionKind,
-    pub function: String,
+    pub function: Arc<str>,
     /// Resolved locations; `None` when the level has no location key.
     pub locations: Option<Vec<LevelLocation>>,
     /// True when the level has no `options`.
@@ -3159,7 +3159,7 @@ impl ResolvedLevel {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LevelLocation {
     /// The declared (uninterpolated) path, or the expanded glob pattern.
-    pub original: String,
+    pub original: Arc<str>,
     /// The absolute path, or the URI for `uri`/`uris`.
     pub location: String,
     pub is_uri: bool,
@@ -3487,7 +3487,7 @@ impl Cx<'_> {
 /// data (its keys outside the module's namespace make Puppet warn, §2.4), a file that does not
 /// parse or is not a Hash (Puppet fails or warns whatever the key), any other backend.
 pub(crate) fn quiet_location(eng: &Engine, level: &ResolvedLevel, location: &str) -> InSignature {
-    let format = match (level.function_kind, level.function.as_str()) {
+    let format = match (level.function_kind, &*level.function) {
         _ if matches!(level.layer, Place::Module(_)) => None,
         (FunctionKind::DataHash, "yaml_data") if level.no_options => Some(Format::Yaml),
         (FunctionKind::DataHash, "json_data") if level.no_options => Some(Format::Json),
