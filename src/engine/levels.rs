@@ -202,7 +202,12 @@ struct Variants {
 /// 20 MB for the rare session that resolves the same node again; the instructions are the
 /// same either way (inserting them cost what resolving them again in those sessions costs:
 /// docs/benchmarks.md, session 18). A level reading a role, a site or an OS stays under it.
-const MAX_VARIANTS: usize = 64;
+const MAX_LEVEL_VARIANTS: usize = 64;
+
+/// Most resolutions kept per module layer, and module blocks: a module layer or block that
+/// reads a per-node variable is rare, and one not kept makes its hierarchy hold every module
+/// level as its own (what the block spares), so these keep (nearly) all.
+const MAX_VARIANTS: usize = 1 << 16;
 
 #[derive(Default)]
 pub(crate) struct LevelCache {
@@ -234,15 +239,16 @@ fn hash_probes<'a>(probes: impl Iterator<Item = &'a Probe>) -> u64 {
 }
 
 /// Adds `value`, whose reads `key` describes, to a cache entry's resolutions (`count` of them,
-/// at most [`MAX_VARIANTS`]).
+/// at most `max`: [`MAX_LEVEL_VARIANTS`] or [`MAX_VARIANTS`]).
 fn insert_variant<T>(
     variants: &mut ByReads<Arc<T>>,
     count: &mut usize,
+    max: usize,
     key: ReadKey,
     value: Arc<T>,
     reads_of: impl Fn(&T) -> &[(Arc<str>, Probe)],
 ) {
-    if *count >= MAX_VARIANTS {
+    if *count >= max {
         return;
     }
     // Two threads may resolve the same thing for equal scopes at once: one is kept (equal
@@ -304,7 +310,14 @@ impl LevelCache {
             resolutions: ByReads::default(),
             count: 0,
         });
-        insert_variant(&mut v.resolutions, &mut v.count, key, level, |c| &c.reads);
+        insert_variant(
+            &mut v.resolutions,
+            &mut v.count,
+            MAX_LEVEL_VARIANTS,
+            key,
+            level,
+            |c| &c.reads,
+        );
     }
 
     pub fn clear(&self) {
@@ -438,7 +451,7 @@ impl LayerCache {
             return;
         };
         let (variants, count) = &mut *blocks;
-        insert_variant(variants, count, key, block, |b| &b.reads);
+        insert_variant(variants, count, MAX_VARIANTS, key, block, |b| &b.reads);
     }
 
     pub fn insert(&self, module: &str, layer: CachedLayer) {
@@ -448,7 +461,7 @@ impl LayerCache {
             return;
         };
         let (variants, count) = map.entry(module.to_string()).or_default();
-        insert_variant(variants, count, key, layer, |c| &c.reads);
+        insert_variant(variants, count, MAX_VARIANTS, key, layer, |c| &c.reads);
     }
 
     pub fn clear(&self) {
