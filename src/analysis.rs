@@ -326,7 +326,10 @@ impl EnvAnalysis {
         // the check.
         let affected = GroupSet::of(
             self.groups.len(),
-            self.deltas().affected(deps.keys.iter().map(|(k, _)| &**k)),
+            self.deltas().affected(
+                deps.keys.iter().map(|(k, _)| &**k),
+                deps.keys.iter().filter_map(|(_, m)| m.as_deref()),
+            ),
         );
         let mut sharing = Vec::with_capacity(groups.len());
         let mut others = Vec::new();
@@ -383,7 +386,7 @@ impl EnvAnalysis {
         let differs = GroupSet::of(
             self.groups.len(),
             match &assembled {
-                Some(a) => self.deltas().affected(a.keys()),
+                Some(a) => self.deltas().affected(a.keys(), a.modules()),
                 None => Vec::new(),
             },
         );
@@ -990,14 +993,20 @@ impl OwnSessions {
     }
 }
 
-/// A group's differing slots (level position, location index) and the root keys its locations
-/// there define.
-type GroupDelta = (Vec<(u32, u32)>, Vec<u64>);
+/// A group's differing slots (level position, location index), the root keys its locations
+/// there define, and the modules whose levels differ (their [`module_hash`]).
+type GroupDelta = (Vec<(u32, u32)>, Vec<u64>, Vec<u64>);
 
 /// The hash [`Deltas`] files a root key under (fixed-seed: the same key, the same hash).
 fn key_hash(k: &Value) -> u64 {
     use std::hash::BuildHasher as _;
     foldhash::fast::FixedState::default().hash_one(k)
+}
+
+/// The hash [`Deltas`] files a module under (fixed-seed, as [`key_hash`]).
+fn module_hash(m: &str) -> u64 {
+    use std::hash::BuildHasher as _;
+    foldhash::fast::FixedState::default().hash_one(m)
 }
 
 /// The group whose session evaluates shared lookups: the first (the node that binds nothing
@@ -1016,6 +1025,10 @@ const REFERENCE: usize = 0;
 /// in both (same path, same existence) contributes the same. What is left are the differing
 /// locations: a group can share a lookup of keys `K` with the reference unless one of its
 /// differing locations, or one of the reference's, always counts or defines a key of `K`.
+/// A module's levels are the exception: Puppet routes only the keys of a module's namespace
+/// to its data, and assembles its lookup_options only for them (reference §2.3-2.5, §3.2),
+/// so a group whose differing locations are a module's shares every lookup that did not
+/// consult that module (the signature leaves out the levels of modules not consulted alike).
 /// Anything this does not model (another number of levels, other level settings, other
 /// layer errors or warnings, a level with no location list on one side only) makes the group
 /// evaluate every lookup itself.
@@ -1035,6 +1048,9 @@ struct Deltas {
     ref_always: Vec<(u32, u32)>,
     /// The groups differing from the reference at each slot.
     by_slot: crate::engine::vfs::FastMap<(u32, u32), Vec<usize>>,
+    /// By module (its [`module_hash`]): the groups with a level of that module differing
+    /// from the reference's (a lookup consulting the module does not share with them).
+    by_module: crate::engine::vfs::FastMap<u64, Vec<usize>>,
 }
 
 impl Deltas {
@@ -1046,6 +1062,7 @@ impl Deltas {
             ref_by_key: Default::default(),
             ref_always: Vec::new(),
             by_slot: Default::default(),
+            by_module: Default::default(),
         };
         let Some(reference) = groups.get(REFERENCE) else {
             return d;
@@ -1069,7 +1086,7 @@ impl Deltas {
             .enumerate()
             .map(|(g, group)| {
                 if g == REFERENCE {
-                    return Some((Vec::new(), Vec::new()));
+                    return Some((Vec::new(), Vec::new(), Vec::new()));
                 }
                 let h = &group.hierarchy;
                 if h.levels.len() != rh.levels.len() || h.warnings != rh.warnings || !same_errors(h)
@@ -1078,6 +1095,7 @@ impl Deltas {
                 }
                 let mut slots: Vec<(u32, u32)> = Vec::new();
                 let mut keys: Vec<u64> = Vec::new();
+                let mut modules: Vec<u64> = Vec::new();
                 // Levels of the same shared block at the same places are the same: passed over
                 // as a whole (every one would be below).
                 let compare = if h.levels.same_block_as(&rh.levels) {
@@ -1098,6 +1116,15 @@ impl Deltas {
                         (Some(a), Some(b)) => (a, b),
                         _ => return None,
                     };
+                    // A module's level differing (same settings, other locations): only the
+                    // lookups that consult the module see it (`same_settings` compared the
+                    // layer, so both levels are the module's).
+                    if let crate::engine::Place::Module(m) = &gl.layer {
+                        if gls != rls {
+                            modules.push(module_hash(m));
+                        }
+                        continue;
+                    }
                     let differing: Vec<Option<u32>> = if gls.len() == rls.len() {
                         (0..gls.len() as u32)
                             .filter(|&i| gls[i as usize] != rls[i as usize])
@@ -1115,7 +1142,9 @@ impl Deltas {
                         slots.push((p, i.unwrap_or(u32::MAX)));
                     }
                 }
-                Some((slots, keys))
+                modules.sort_unstable();
+                modules.dedup();
+                Some((slots, keys, modules))
             })
             .collect();
         crate::timing::mark("  group deltas");
@@ -1128,10 +1157,13 @@ impl Deltas {
             if g == REFERENCE {
                 continue;
             }
-            let Some((slots, keys)) = found else {
+            let Some((slots, keys, modules)) = found else {
                 d.never.push(g);
                 continue;
             };
+            for m in modules {
+                d.by_module.entry(m).or_default().push(g);
+            }
             for &slot in &slots {
                 if ref_seen.insert(slot) {
                     let rl = &rh.levels[slot.0 as usize];
@@ -1160,9 +1192,13 @@ impl Deltas {
         d
     }
 
-    /// The groups that may not share a lookup that read `keys` (and `lookup_options`) with
-    /// the reference; unsorted, possibly repeated.
-    fn affected<'k>(&self, keys: impl Iterator<Item = &'k str>) -> Vec<usize> {
+    /// The groups that may not share a lookup that read `keys` (and `lookup_options`) and
+    /// consulted the data of `modules` with the reference; unsorted, possibly repeated.
+    fn affected<'k>(
+        &self,
+        keys: impl Iterator<Item = &'k str>,
+        modules: impl Iterator<Item = &'k str>,
+    ) -> Vec<usize> {
         let mut out = self.never.clone();
         for s in &self.ref_always {
             out.extend_from_slice(&self.by_slot[s]);
@@ -1179,6 +1215,11 @@ impl Deltas {
         add(&Value::string("lookup_options"));
         for k in keys {
             add(&Value::string(k));
+        }
+        for m in modules {
+            if let Some(gs) = self.by_module.get(&module_hash(m)) {
+                out.extend_from_slice(gs);
+            }
         }
         out
     }

@@ -820,3 +820,100 @@ fn a_cached_module_block_over_the_budget_resolves_as_each_layer_anew() {
     }
     assert!(blocks > 0, "no hierarchy took the cached block");
 }
+
+/// Puppet routes only the keys of a module's namespace to the module's data and assembles
+/// the module's lookup_options only for them (reference §2.3-2.5, §3.2): a group whose
+/// hierarchy differs from the reference's only at a module's levels shares every lookup that
+/// does not consult that module, and none that does (nested lookups included). Every sharing
+/// claim is checked against a fresh engine of the group's node alone.
+#[test]
+fn groups_differing_in_a_module_share_what_does_not_consult_it() {
+    let dir = tempdir_named("module_deltas");
+    write(&dir, "hiera.yaml", COMMON_ONLY);
+    write(
+        &dir,
+        "data/common.yaml",
+        "---\nshared: 1\nvia: \"%{lookup('mymod::port')}\"\n",
+    );
+    let by_role = "---\nversion: 5\ndefaults:\n  datadir: data\n  data_hash: yaml_data\nhierarchy:\n  - name: role\n    path: \"roles/%{facts.role}.yaml\"\n  - name: common\n    path: common.yaml\n";
+    write(&dir, "modules/mymod/hiera.yaml", by_role);
+    write(
+        &dir,
+        "modules/mymod/data/common.yaml",
+        "---\nmymod::port: 80\nmymod::list: [c]\n",
+    );
+    write(
+        &dir,
+        "modules/mymod/data/roles/web.yaml",
+        "---\nmymod::port: 81\nmymod::list: [w]\nnot_namespaced: 1\nlookup_options:\n  mymod::list:\n    merge: unique\n",
+    );
+    write(&dir, "modules/othermod/hiera.yaml", by_role);
+    write(
+        &dir,
+        "modules/othermod/data/common.yaml",
+        "---\nothermod::y: 1\n",
+    );
+    write(
+        &dir,
+        "modules/othermod/data/roles/db.yaml",
+        "---\nothermod::y: 2\n",
+    );
+    let sets = fact_sets(&dir, &[("r", "none"), ("w", "web"), ("d", "db")]);
+    for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
+        let (project, errors) = hieralint::scan::load_project(std::slice::from_ref(&dir));
+        assert!(errors.is_empty(), "{errors:?}");
+        let analysis = hieralint::analysis::analyze(&project, &sets, puppet);
+        let env = &analysis.envs[0];
+        assert_eq!(env.groups.len(), 3);
+        let all: Vec<usize> = (0..3).collect();
+        let reference = env.reference_session();
+        let mut alone = std::collections::BTreeMap::new();
+        for key in [
+            "shared",
+            "via",
+            "nope",
+            "mymod::port",
+            "mymod::list",
+            "othermod::y",
+            "othermod::nope",
+        ] {
+            let req = LookupRequest::new(key);
+            let s = env.lookup_shared(&reference, &all, &req);
+            let fresh = |g: usize| {
+                let eng = engine(&dir, puppet);
+                let node = &env.nodes[env.groups[g].nodes[0]];
+                describe(&eng.session(node.scope.clone()).lookup(&req))
+            };
+            let want = fresh(0);
+            for &g in &s.sharing {
+                assert_eq!(
+                    fresh(g),
+                    want,
+                    "{puppet:?}: {key} for group {g} said to share"
+                );
+            }
+            let names: Vec<String> = s
+                .others
+                .iter()
+                .map(|&g| env.nodes[env.groups[g].nodes[0]].name.clone())
+                .collect();
+            alone.insert(key, names.join(","));
+        }
+        // Lookups consulting no module: d and w differ from the reference in modules only,
+        // so they share them (before, any module level differing made a group evaluate
+        // every lookup alone).
+        for key in ["shared", "nope"] {
+            assert_eq!(alone[key], "", "{puppet:?}: groups answering {key} alone");
+        }
+        // A lookup consulting a module reads the scope through its levels (`facts.role`):
+        // the groups answering that otherwise evaluate it alone, the group whose module
+        // data differs among them (the reads are the conservative part: never wrong).
+        let has = |key: &str, who: &str| alone[key].split(',').any(|n| n == who);
+        for key in ["via", "mymod::port", "mymod::list"] {
+            assert!(has(key, "w"), "{puppet:?}: {key}: {alone:?}");
+        }
+        for key in ["othermod::y", "othermod::nope"] {
+            assert!(has(key, "d"), "{puppet:?}: {key}: {alone:?}");
+        }
+    }
+}

@@ -286,6 +286,16 @@ impl AssembledOptions {
         self.keys.iter().map(|(k, _)| &**k)
     }
 
+    /// The modules whose data the assembly consulted or whose lookup_options it holds (an
+    /// adopting session takes them for lookups of those modules' keys).
+    pub fn modules(&self) -> impl Iterator<Item = &str> {
+        self.compiled
+            .iter()
+            .filter_map(|(m, _)| m.as_deref())
+            .chain(self.module_defaults.iter().map(|(m, _)| m.as_str()))
+            .chain(self.keys.iter().filter_map(|(_, m)| m.as_deref()))
+    }
+
     /// Whether `scope` answers the assembly's scope reads alike.
     pub fn answers_alike(&self, scope: &Scope) -> bool {
         super::answers_alike(&self.reads, scope)
