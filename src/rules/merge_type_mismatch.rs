@@ -23,7 +23,7 @@ use crate::analysis::{EnvAnalysis, Group};
 use crate::diag::Diagnostic;
 use crate::engine::explain::{Event, Explainer, NodeKind};
 use crate::engine::merge::{MergeStrategy, StrategyKind};
-use crate::engine::ruby::{regex_search, ruby_regex, Prefiltered};
+use crate::engine::ruby::{regex_search, ruby_regex, Prefiltered, PrefixIndex};
 use crate::engine::LookupRequest;
 use crate::project::Project;
 use crate::rules::{lopts, Rule, RuleMeta, Sink};
@@ -117,6 +117,8 @@ fn sets_merge(f: &crate::project::LoadedFile) -> bool {
 struct Candidates {
     literal: crate::engine::vfs::FastSet<String>,
     patterns: Vec<Prefiltered>,
+    /// The patterns by literal prefix.
+    index: PrefixIndex,
 }
 
 impl Candidates {
@@ -124,6 +126,7 @@ impl Candidates {
         let mut c = Candidates {
             literal: Default::default(),
             patterns: Vec::new(),
+            index: PrefixIndex::new([]),
         };
         for f in project
             .files
@@ -141,11 +144,17 @@ impl Candidates {
                 }
             }
         }
+        c.index = PrefixIndex::new(c.patterns.iter().map(Prefiltered::prefix));
         c
     }
 
     fn contains(&self, key: &str, one_line: bool) -> bool {
-        self.literal.contains(key) || self.patterns.iter().any(|p| p.search_line(key, one_line))
+        self.literal.contains(key)
+            || self
+                .index
+                .candidates(key, one_line)
+                .into_iter()
+                .any(|i| self.patterns[i as usize].search_line(key, one_line))
     }
 }
 
@@ -251,6 +260,8 @@ fn arrays_of_strings(v: &Value) -> bool {
 struct Strategies {
     literal: crate::engine::vfs::FastMap<String, Need>,
     patterns: Vec<(Prefiltered, Need)>,
+    /// The patterns by literal prefix.
+    index: PrefixIndex,
     /// False when some lookup_options key is interpolated (keys are interpolated like values,
     /// reference §3.1): which key such an entry names is known only at lookup time, so no value
     /// is judged safe.
@@ -262,6 +273,7 @@ impl Strategies {
         let mut s = Strategies {
             literal: Default::default(),
             patterns: Vec::new(),
+            index: PrefixIndex::new([]),
             sound: true,
         };
         for f in project
@@ -306,13 +318,15 @@ impl Strategies {
                 }
             }
         }
+        s.index = PrefixIndex::new(s.patterns.iter().map(|(p, _)| p.prefix()));
         s
     }
 
     /// What the strategies that may apply to root key `key` require.
     fn need(&self, key: &str, one_line: bool) -> Need {
         let mut need = self.literal.get(key).copied().unwrap_or_default();
-        for (p, n) in &self.patterns {
+        for i in self.index.candidates(key, one_line) {
+            let (p, n) = &self.patterns[i as usize];
             if p.search_line(key, one_line) {
                 need.add(*n);
             }
