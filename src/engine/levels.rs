@@ -268,7 +268,9 @@ impl LevelCache {
     /// A resolution of `id` made for a scope whose answers (given by `prober`, which may
     /// remember them: a hierarchy's levels read the same few expressions) are the same and
     /// that `take` accepts, handed to `f` while the cache is held for reading; `state` goes to
-    /// `f`, or back to the caller when nothing was found. The resolution is not cloned out:
+    /// `f`, or back to the caller when nothing was found, with whether the level keeps no
+    /// more resolutions (the caller then does not offer its own: a level reading
+    /// `trusted.certname` is resolved once per data-implied node). The resolution is not cloned out:
     /// its reference count is shared by every thread resolving the same level, and two threads
     /// counting on one cache line made the data-implied nodes' hierarchies cost twice the CPU
     /// on two threads that they cost on one (1.5k corpus: 15.7 ms on one thread, 28-34 ms on
@@ -280,12 +282,12 @@ impl LevelCache {
         take: impl Fn(&CachedLevel) -> bool,
         state: S,
         f: impl FnOnce(&CachedLevel, S) -> T,
-    ) -> Result<T, S> {
+    ) -> Result<T, (S, bool)> {
         let Ok(map) = self.map.read() else {
-            return Err(state);
+            return Err((state, true));
         };
         let Some(variants) = map.get(&id) else {
-            return Err(state);
+            return Err((state, false));
         };
         match variants
             .resolutions
@@ -293,7 +295,7 @@ impl LevelCache {
             .filter(|c| take(c))
         {
             Some(found) => Ok(f(found, state)),
-            None => Err(state),
+            None => Err((state, variants.count >= MAX_LEVEL_VARIANTS)),
         }
     }
 

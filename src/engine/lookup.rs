@@ -1379,6 +1379,8 @@ impl<'a> Cx<'a> {
         let cacheable = *self.nesting.borrow() < self.eng.limits.max_lookup_depth
             && self.local.borrow().is_none();
         let id = (Arc::as_ptr(cfg) as usize, entries.as_ptr() as usize, i);
+        // Whether this resolution is offered to the cache (not when the level keeps no more).
+        let mut offer = cacheable;
         let f = if cacheable {
             let mut prober = |e: &Arc<str>| self.probed.borrow_mut().probe(self.scope, e);
             let found = self.eng.levels.with_found(
@@ -1400,7 +1402,10 @@ impl<'a> Cx<'a> {
             );
             match found {
                 Ok(out) => return out,
-                Err(f) => f,
+                Err((f, full)) => {
+                    offer = !full;
+                    f
+                }
             }
         } else {
             f
@@ -1423,7 +1428,7 @@ impl<'a> Cx<'a> {
             *layer_cacheable &= cacheable && !is_limit;
         }
         let out = f(&result);
-        if cacheable && !is_limit {
+        if offer && !is_limit {
             // Kept for the run (a resolution per data-implied node and node-file level): a
             // vector grown by pushes holds room for four reads where one was made, 3.4 MB of
             // a 5k-file check's peak heap.
