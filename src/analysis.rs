@@ -1233,13 +1233,14 @@ impl Deltas {
 pub struct ReadIndex {
     /// Every file some group reads, by id.
     paths: Vec<PathBuf>,
-    /// The files each group reads (in lookup order, each once), as ids: its own levels' files,
-    /// then its shared block's ([`GroupReads`]).
+    /// The files each group reads (in lookup order, each once), as segments of [`lists`]
+    /// (its own levels' lists, then its shared block's) less the repeats ([`GroupReads`]).
     reads: Vec<GroupReads>,
-    /// The files of each shared block of module levels (in order, each once), as ids: held
-    /// once, not once per group (a 15k-file check listed 500 module files for each of 14,000
-    /// groups, 28 MiB).
-    blocks: Vec<Vec<u32>>,
+    /// The file ids of each level and of each shared block of module levels (in order), held
+    /// once however many groups read them: a group's own levels include the glob and common
+    /// levels every group shares (a hundred files at 15k; copied into each of 13,900 groups'
+    /// lists they were 5.8 MB), and a block lists 500 module files (28 MiB when copied).
+    lists: Vec<Vec<u32>>,
     /// The groups reading each file (by id), in ascending order; `None` for every group.
     by_id: Vec<Option<Vec<usize>>>,
     /// Every group, in order (what a file every group reads answers).
@@ -1248,31 +1249,35 @@ pub struct ReadIndex {
     ids: crate::engine::vfs::PathMap<u32>,
 }
 
-/// The files one group reads: `own` (its own levels' files), then the files of its shared
-/// block (an index into [`ReadIndex::blocks`]) that `own` does not list (`skip`: ascending).
+/// The files one group reads: the lists at `segs` (indices into [`ReadIndex::lists`]) in
+/// order, without the entries at `skip` (ascending (segment position, offset) pairs: a file
+/// an earlier entry of the group already gave; nearly always none).
 struct GroupReads {
-    own: Vec<u32>,
-    block: Option<u32>,
-    skip: Vec<u32>,
+    segs: Vec<u32>,
+    skip: Vec<(u32, u32)>,
 }
 
 impl GroupReads {
-    /// The group's file ids in order, given its block's list (or an empty one).
-    fn ids<'a>(&'a self, block: &'a [u32]) -> impl Iterator<Item = u32> + 'a {
-        let skipped = |id: &u32| !self.skip.is_empty() && self.skip.binary_search(id).is_ok();
-        self.own
-            .iter()
-            .copied()
-            .chain(block.iter().copied().filter(move |id| !skipped(id)))
+    /// The group's file ids in order, given the index's lists.
+    fn ids<'a>(&'a self, lists: &'a [Vec<u32>]) -> impl Iterator<Item = u32> + 'a {
+        self.segs.iter().enumerate().flat_map(move |(p, &l)| {
+            lists[l as usize]
+                .iter()
+                .enumerate()
+                .filter(move |&(o, _)| {
+                    self.skip.is_empty() || self.skip.binary_search(&(p as u32, o as u32)).is_err()
+                })
+                .map(|(_, &id)| id)
+        })
     }
 }
 
 impl ReadIndex {
     /// Built from the groups' resolved hierarchies. A level shared by many groups (common
     /// data, globs, every module's levels: the engine shares resolved levels between sessions)
-    /// is turned into file ids once, and each group's list is de-duplicated by marking ids, so
-    /// the cost is one pass over each group's levels without hashing or copying a path per
-    /// group and file.
+    /// is turned into file ids once, and a group holds the lists of its levels and of its
+    /// shared block by index, so the cost is one pass over each group's levels without hashing
+    /// or copying a path per group and file.
     pub fn new(groups: &[Group]) -> ReadIndex {
         // Ids in order of first appearance: every level's existing file locations, level by
         // level, group by group. A level at the same position as in the previous group is the
@@ -1281,7 +1286,8 @@ impl ReadIndex {
         // the 15k corpus).
         let mut ids: crate::engine::vfs::FastMap<&str, u32> = Default::default();
         let mut paths: Vec<PathBuf> = Vec::new();
-        let mut by_level: crate::engine::vfs::FastMap<usize, Vec<u32>> = Default::default();
+        let mut lists: Vec<Vec<u32>> = Vec::new();
+        let mut by_level: crate::engine::vfs::FastMap<usize, u32> = Default::default();
         let empty = crate::engine::Levels::default();
         let mut prev: &crate::engine::Levels = &empty;
         for group in groups {
@@ -1301,26 +1307,30 @@ impl ReadIndex {
                 by_level
                     .entry(Arc::as_ptr(level) as usize)
                     .or_insert_with(|| {
-                        level
-                            .locations
-                            .iter()
-                            .flatten()
-                            .filter(|loc| loc.exists && !loc.is_uri)
-                            .map(|loc| {
-                                *ids.entry(loc.location.as_str()).or_insert_with(|| {
-                                    paths.push(PathBuf::from(&loc.location));
-                                    (paths.len() - 1) as u32
+                        lists.push(
+                            level
+                                .locations
+                                .iter()
+                                .flatten()
+                                .filter(|loc| loc.exists && !loc.is_uri)
+                                .map(|loc| {
+                                    *ids.entry(loc.location.as_str()).or_insert_with(|| {
+                                        paths.push(PathBuf::from(&loc.location));
+                                        (paths.len() - 1) as u32
+                                    })
                                 })
-                            })
-                            .collect()
+                                .collect(),
+                        );
+                        (lists.len() - 1) as u32
                     });
             }
             prev = levels;
         }
+        let list_of =
+            |level: &Arc<crate::engine::ResolvedLevel>| by_level[&(Arc::as_ptr(level) as usize)];
         // A shared block's ids once, in order, each at its first place (a later repeat would
-        // be passed over in every group as well): held once for every group holding the block.
+        // be passed over in every group as well): one list for every group holding the block.
         let mut block_of: crate::engine::vfs::FastMap<usize, u32> = Default::default();
-        let mut blocks: Vec<Vec<u32>> = Vec::new();
         let mut seen = vec![false; paths.len()];
         for group in groups {
             let Some(block) = group.hierarchy.levels.parts().1 else {
@@ -1331,7 +1341,7 @@ impl ReadIndex {
                 .or_insert_with(|| {
                     let mut list = Vec::new();
                     for level in block.levels() {
-                        for &id in &by_level[&(Arc::as_ptr(level) as usize)] {
+                        for &id in &lists[list_of(level) as usize] {
                             if !seen[id as usize] {
                                 seen[id as usize] = true;
                                 list.push(id);
@@ -1341,15 +1351,15 @@ impl ReadIndex {
                     for &id in &list {
                         seen[id as usize] = false;
                     }
-                    blocks.push(list);
-                    (blocks.len() - 1) as u32
+                    lists.push(list);
+                    (lists.len() - 1) as u32
                 });
         }
         let n = paths.len();
-        // Each group's own files, in parallel (marked by id: a glob may match up to
-        // `max_glob_results` files, and a linear search for duplicates once hung the check on a
-        // glob interpolated to `/**/*.yaml`, found by fuzzing `check_env`), and the files of its
-        // block that its own levels already listed.
+        // Each group's segments, and the entries that repeat an earlier file of the group, in
+        // parallel (marked by id: a glob may match up to `max_glob_results` files, and a linear
+        // search for duplicates once hung the check on a glob interpolated to `/**/*.yaml`,
+        // found by fuzzing `check_env`).
         let reads: Vec<GroupReads> = groups
             .par_iter()
             .enumerate()
@@ -1357,65 +1367,67 @@ impl ReadIndex {
                 || vec![usize::MAX; n],
                 |mark, (g, group)| {
                     let (own_levels, block) = group.hierarchy.levels.parts();
-                    let mut own = Vec::new();
-                    for level in own_levels {
-                        for &id in &by_level[&(Arc::as_ptr(level) as usize)] {
-                            if mark[id as usize] != g {
+                    let mut segs: Vec<u32> = own_levels.iter().map(list_of).collect();
+                    if let Some(b) = block {
+                        segs.push(block_of[&(Arc::as_ptr(b) as usize)]);
+                    }
+                    let mut skip = Vec::new();
+                    for (p, &l) in segs.iter().enumerate() {
+                        for (o, &id) in lists[l as usize].iter().enumerate() {
+                            if mark[id as usize] == g {
+                                skip.push((p as u32, o as u32));
+                            } else {
                                 mark[id as usize] = g;
-                                own.push(id);
                             }
                         }
                     }
-                    let block = block.map(|b| block_of[&(Arc::as_ptr(b) as usize)]);
-                    let mut skip: Vec<u32> = match block {
-                        Some(b) if !own.is_empty() => blocks[b as usize]
-                            .iter()
-                            .copied()
-                            .filter(|&id| mark[id as usize] == g)
-                            .collect(),
-                        _ => Vec::new(),
-                    };
-                    skip.sort_unstable();
-                    GroupReads { own, block, skip }
+                    segs.shrink_to_fit();
+                    GroupReads { segs, skip }
                 },
             )
             .collect();
         // The inverse, sized up front; a file every group reads (every module's data, common
-        // data: most of the pairs) is not listed, `all` stands for it. A block's files count
+        // data: most of the pairs) is not listed, `all` stands for it. A list's files count
         // once per group holding it.
+        let mut holders = vec![0usize; lists.len()];
         let mut counts = vec![0usize; n];
-        let mut holders = vec![0usize; blocks.len()];
         for r in &reads {
-            for &id in &r.own {
-                counts[id as usize] += 1;
-            }
-            if let Some(b) = r.block {
-                holders[b as usize] += 1;
-                for &id in &r.skip {
-                    counts[id as usize] -= 1;
-                }
+            for &l in &r.segs {
+                holders[l as usize] += 1;
             }
         }
-        for (b, list) in blocks.iter().enumerate() {
+        for (l, list) in lists.iter().enumerate() {
             for &id in list {
-                counts[id as usize] += holders[b];
+                counts[id as usize] += holders[l];
+            }
+        }
+        for r in &reads {
+            for &(p, o) in &r.skip {
+                counts[lists[r.segs[p as usize] as usize][o as usize] as usize] -= 1;
             }
         }
         let mut by_id: Vec<Option<Vec<usize>>> = counts
             .iter()
             .map(|&c| (c < groups.len()).then(|| Vec::with_capacity(c)))
             .collect();
-        // Only files some group does not read have lists: most block files (every module's
-        // data) are read by every group and need no pass over the groups.
-        let listed_in_block: Vec<bool> = blocks
+        // Only lists holding a file some group does not read need a pass over their groups:
+        // most files (every module's data, common data, globs) are read by every group.
+        let listed: Vec<bool> = lists
             .iter()
             .map(|list| list.iter().any(|&id| by_id[id as usize].is_some()))
             .collect();
         for (g, r) in reads.iter().enumerate() {
-            let block = r.block.filter(|&b| listed_in_block[b as usize]);
-            for id in r.ids(block.map_or(&[][..], |b| &blocks[b as usize])) {
-                if let Some(v) = &mut by_id[id as usize] {
-                    v.push(g);
+            for (p, &l) in r.segs.iter().enumerate() {
+                if !listed[l as usize] {
+                    continue;
+                }
+                for (o, &id) in lists[l as usize].iter().enumerate() {
+                    if !r.skip.is_empty() && r.skip.binary_search(&(p as u32, o as u32)).is_ok() {
+                        continue;
+                    }
+                    if let Some(v) = &mut by_id[id as usize] {
+                        v.push(g);
+                    }
                 }
             }
         }
@@ -1427,7 +1439,7 @@ impl ReadIndex {
         ReadIndex {
             paths,
             reads,
-            blocks,
+            lists,
             by_id,
             all: (0..groups.len()).collect(),
             ids,
@@ -1441,12 +1453,11 @@ impl ReadIndex {
 
     /// The ids of the files group `g` reads, in lookup order.
     pub fn file_ids(&self, g: usize) -> impl Iterator<Item = u32> + '_ {
-        let r = &self.reads[g];
-        r.ids(r.block.map_or(&[][..], |b| &self.blocks[b as usize]))
+        self.reads[g].ids(&self.lists)
     }
 
     /// For each group, the ids of the files it reads for which `keep` holds, in lookup order:
-    /// [`ReadIndex::file_ids`] filtered, with each shared block's files tested once, not once
+    /// [`ReadIndex::file_ids`] filtered, with each shared list's files tested once, not once
     /// per group holding it (at 15k files each of 13,400 groups walked its 600 files to keep
     /// the few with interpolation-loop edges). `None` for a group `want` leaves out.
     pub fn file_ids_where(
@@ -1454,19 +1465,32 @@ impl ReadIndex {
         want: impl Fn(usize) -> bool + Sync,
         keep: impl Fn(u32) -> bool + Sync,
     ) -> Vec<Option<Vec<u32>>> {
-        let blocks: Vec<Vec<u32>> = self
-            .blocks
+        // Each list's kept entries, with their offsets (a group's repeats are by offset).
+        let kept: Vec<Vec<(u32, u32)>> = self
+            .lists
             .iter()
-            .map(|b| b.iter().copied().filter(|&id| keep(id)).collect())
+            .map(|l| {
+                l.iter()
+                    .enumerate()
+                    .filter(|&(_, &id)| keep(id))
+                    .map(|(o, &id)| (o as u32, id))
+                    .collect()
+            })
             .collect();
         self.reads
             .par_iter()
             .enumerate()
             .map(|(g, r)| {
                 want(g).then(|| {
-                    // The block's kept files pass `keep` again: a handful, not hundreds.
-                    let block = r.block.map_or(&[][..], |b| &blocks[b as usize]);
-                    r.ids(block).filter(|&id| keep(id)).collect()
+                    let mut out = Vec::new();
+                    for (p, &l) in r.segs.iter().enumerate() {
+                        for &(o, id) in &kept[l as usize] {
+                            if r.skip.is_empty() || r.skip.binary_search(&(p as u32, o)).is_err() {
+                                out.push(id);
+                            }
+                        }
+                    }
+                    out
                 })
             })
             .collect()
@@ -1583,6 +1607,72 @@ mod tests {
         assert_eq!(
             ix.files(0).collect::<Vec<_>>(),
             vec![p("common.yaml").as_path()]
+        );
+    }
+
+    /// A file a group's hierarchy reads twice (two locations of one level, or two levels) is
+    /// listed once, at its first place, by every view of the index (each group holds its
+    /// levels' shared lists and the places that repeat an earlier file).
+    #[test]
+    fn the_read_index_lists_a_file_read_twice_once() {
+        use crate::loader::{self, Format};
+        use crate::project::LoadedFile;
+        let root = PathBuf::from("/nonexistent-hieralint-read-index-twice/env");
+        let file = |rel: &str, body: &str, role: FileRole| {
+            let path = root.join(rel);
+            let source = Arc::new(SourceFile::from_bytes(&path, body.as_bytes()));
+            let doc = loader::load(Format::Yaml, &source);
+            LoadedFile::new(source, doc, role, Layer::Environment, Some(root.clone()))
+        };
+        let project = Project::new(vec![
+            file(
+                "hiera.yaml",
+                "version: 5\nhierarchy:\n  - name: n\n    paths: [\"nodes/%{trusted.certname}.yaml\", common.yaml, \"nodes/%{trusted.certname}.yaml\"]\n  - name: c\n    path: common.yaml\n  - name: o\n    path: other.yaml\n",
+                FileRole::HieraConfig,
+            ),
+            file("data/common.yaml", "c: 1\n", FileRole::Data),
+            file("data/other.yaml", "o: 1\n", FileRole::Data),
+            file("data/nodes/a.yaml", "a: 1\n", FileRole::Data),
+            file("data/nodes/b.yaml", "b: 1\n", FileRole::Data),
+        ]);
+        let analysis = analyze(&project, &[], PuppetVersion::V8);
+        let env = &analysis.envs[0];
+        assert_eq!(env.groups.len(), 3);
+        let ix = env.read_index();
+        let p = |rel: &str| root.join("data").join(rel);
+        let a = ix.groups_reading(&p("nodes/a.yaml"));
+        assert_eq!(a.len(), 1);
+        let a = a[0];
+        assert_eq!(
+            ix.files(a).collect::<Vec<_>>(),
+            vec![
+                p("nodes/a.yaml").as_path(),
+                p("common.yaml").as_path(),
+                p("other.yaml").as_path()
+            ]
+        );
+        assert_eq!(
+            ix.files(0).collect::<Vec<_>>(),
+            vec![p("common.yaml").as_path(), p("other.yaml").as_path()]
+        );
+        assert_eq!(ix.groups_reading(&p("common.yaml")), &[0, 1, 2]);
+        // Filtered views agree with the whole lists.
+        let node_ids: Vec<u32> = ["nodes/a.yaml", "nodes/b.yaml"]
+            .iter()
+            .filter_map(|r| ix.id(&p(r)))
+            .collect();
+        let kept = ix.file_ids_where(|g| g != 0, |id| node_ids.contains(&id));
+        for (g, k) in kept.iter().enumerate() {
+            let want = (g != 0).then(|| {
+                ix.file_ids(g)
+                    .filter(|id| node_ids.contains(id))
+                    .collect::<Vec<_>>()
+            });
+            assert_eq!(k, &want, "{g}");
+        }
+        assert_eq!(
+            kept[a].as_deref(),
+            Some(&[ix.id(&p("nodes/a.yaml")).unwrap()][..])
         );
     }
 
