@@ -654,34 +654,10 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
     // did not load could hold anything: a group reading one looks up every candidate key its
     // data defines.
     let index = env.read_index();
-    // Per level, once: the engine shares resolved levels between hierarchies (every module's,
-    // common data), so most of a group's levels were judged for another group already.
-    let mut level_unknown: crate::engine::vfs::FastMap<*const crate::engine::ResolvedLevel, bool> =
-        Default::default();
-    let mut is_unknown = |level: &Arc<crate::engine::ResolvedLevel>| {
-        *level_unknown.entry(Arc::as_ptr(level)).or_insert_with(|| {
-            level.locations.iter().flatten().any(|loc| {
-                loc.exists && !loc.is_uri && !infos.contains_key(&PathRef(Path::new(&loc.location)))
-            })
-        })
-    };
-    // A block of module levels is shared by many hierarchies (every data-implied node's):
-    // judged once, not once per hierarchy holding it.
-    let mut block_unknown: crate::engine::vfs::FastMap<*const crate::engine::SharedLevels, bool> =
-        Default::default();
-    let unknown: Vec<bool> = env
-        .groups
-        .iter()
-        .map(|g| {
-            let (own, block) = g.hierarchy.levels.parts();
-            own.iter().any(&mut is_unknown)
-                || block.is_some_and(|b| {
-                    *block_unknown
-                        .entry(Arc::as_ptr(b))
-                        .or_insert_with(|| b.levels().iter().any(&mut is_unknown))
-                })
-        })
-        .collect();
+    // Whether each group reads a location the project did not load: each list of files
+    // (a level's, a shared block's) judged once, not once per hierarchy holding it.
+    let unknown: Vec<bool> =
+        index.groups_reading_any(|id| !infos.contains_key(&PathRef(&index.paths()[id as usize])));
     // Per candidate key: the files defining it (by read-index id, found once per file: a path
     // hashed per key and file was a third of this function), and whether every value it has
     // is safe. A file no group reads has no id, and no group to look the key up for.
@@ -791,6 +767,18 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
                 .or_insert_with(|| block_key_lists(infos, b));
         }
     }
+    // The candidate keys of each file some group reads, by read-index id: a group's own
+    // levels are read by id below (a path hashed per location of each group's hundred
+    // own-level files was most of this rule's per-group work at 15k files).
+    let id_lists: Vec<Option<KeyList>> = if own.iter().any(|k| !k.is_empty()) {
+        index
+            .paths()
+            .iter()
+            .map(|p| infos.get(&PathRef(p)).map(Vec::as_slice))
+            .collect()
+    } else {
+        Vec::new()
+    };
     // The groups that may answer differently look their keys up in a session each (in
     // parallel), when a merge can fail in their own data: two locations give the key a value,
     // one of them not safe (or a location the project did not load).
@@ -799,10 +787,10 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
         if !unknown[g] {
             let wanted: crate::engine::vfs::FastSet<&str> = keys.iter().copied().collect();
             let (own_levels, block) = env.groups[g].hierarchy.levels.parts();
-            let mut lists = Vec::new();
-            for level in own_levels {
-                level_lists(infos, level, &mut lists);
-            }
+            let lists: Vec<KeyList> = index
+                .own_level_ids(g, own_levels.len())
+                .filter_map(|id| id_lists[id as usize])
+                .collect();
             // Found above for every group that gets here; made again rather than trusted.
             let made;
             let block: &[KeyList] = match block {
