@@ -141,6 +141,22 @@ impl Vfs for ProjectVfs {
         (Arc::ptr_eq(f, source) && scanned == format).then(|| doc.clone())
     }
 
+    fn read_document(
+        &self,
+        path: &Path,
+        format: Format,
+    ) -> Option<(Arc<SourceFile>, Option<Arc<Document>>)> {
+        match self.files.get(&PathRef(path)) {
+            // As `read` then `document`: the scanned document when the format is the one
+            // the extension names.
+            Some((f, doc)) => {
+                let scanned = Format::from_extension(path).unwrap_or(Format::Yaml);
+                Some((f.clone(), (scanned == format).then(|| doc.clone())))
+            }
+            None => self.disk.read(path).map(|s| (s, None)),
+        }
+    }
+
     fn exists(&self, path: &Path) -> bool {
         self.files.contains_key(&PathRef(path)) || self.disk.exists(path)
     }

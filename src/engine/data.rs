@@ -232,7 +232,7 @@ type Parses = Vec<(Format, Arc<DataFile>)>;
 
 impl FileCache {
     pub fn load(&self, vfs: &dyn Vfs, path: &Path, format: Format) -> Option<Arc<DataFile>> {
-        let source = vfs.read(path)?;
+        let (source, doc) = vfs.read_document(path, format)?;
         let cached = self.files.read().ok().and_then(|m| {
             m.get(&super::vfs::PathRef(path))?
                 .iter()
@@ -244,7 +244,7 @@ impl FileCache {
                 return Some(f);
             }
         }
-        let parsed = Arc::new(match vfs.document(path, &source, format) {
+        let parsed = Arc::new(match doc {
             Some(doc) => DataFile::from_document(source, format, doc),
             None => DataFile::parse(source, format),
         });
