@@ -31,7 +31,28 @@ impl Format {
     /// The format Puppet's built-in data_hash function reads (`yaml_data`, `json_data`,
     /// `hocon_data`); eyaml files are YAML.
     pub fn from_extension(path: &std::path::Path) -> Option<Format> {
-        match path.extension()?.to_str()? {
+        // `Path::extension` parses components from the back (about 600 instructions on a
+        // repository's long paths, once per data file loaded by the analysis); a path that
+        // spells its components (no `//`, `/.` or trailing `/`) has its name after the last
+        // `/`, and the name's extension after its last `.` unless that `.` begins it.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt as _;
+            let b = path.as_os_str().as_bytes();
+            if crate::paths::spells_components(b) {
+                let name = &b[memchr::memrchr(b'/', b).map_or(0, |i| i + 1)..];
+                let ext = match memchr::memrchr(b'.', name) {
+                    Some(i) if i > 0 => &name[i + 1..],
+                    _ => return None,
+                };
+                return Format::of_extension(std::str::from_utf8(ext).ok()?);
+            }
+        }
+        Format::of_extension(path.extension()?.to_str()?)
+    }
+
+    fn of_extension(ext: &str) -> Option<Format> {
+        match ext {
             "yaml" | "yml" | "eyaml" => Some(Format::Yaml),
             "json" => Some(Format::Json),
             "conf" | "hocon" => Some(Format::Hocon),
@@ -188,5 +209,62 @@ pub fn load_with(
         Format::Yaml => yaml::load_with(file, limits),
         Format::Json => json::load(file),
         Format::Hocon => hocon::load_with(file, limits),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Format;
+    use std::path::Path;
+
+    /// The byte-level reading of a path's extension answers as `Path::extension` does.
+    #[test]
+    fn from_extension_answers_as_path_extension() {
+        let std_way = |p: &Path| Format::of_extension(p.extension()?.to_str()?);
+        for p in [
+            "",
+            "/",
+            ".",
+            "..",
+            "a",
+            "a.yaml",
+            "/env/data/common.yaml",
+            "/env/data/nodes/web01.example.com.json",
+            "/env/data/x.eyaml",
+            "/env/data/x.yml",
+            "/env/data/x.conf",
+            "/env/data/x.hocon",
+            "/env/data/x.YAML",
+            "/env/data/x.txt",
+            "/env/data/.yaml",
+            "/env/data/a.",
+            "/env/data/a.tar.yaml",
+            "/env/data./x",
+            "/env/data.yaml/",
+            "/env/data//x.json",
+            "/env/./x.json",
+            "/env/../x.json",
+            "x.yaml/.",
+            ".hidden.yaml",
+            "/env/données/é.yaml",
+        ] {
+            assert_eq!(
+                Format::from_extension(Path::new(p)),
+                std_way(Path::new(p)),
+                "{p:?}"
+            );
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt as _;
+            for b in [
+                &b"/env/\xff.yaml"[..],
+                b"/env/x.\xffyaml",
+                b"/env/\xff/x.json",
+            ] {
+                let p = Path::new(std::ffi::OsStr::from_bytes(b));
+                assert_eq!(Format::from_extension(p), std_way(p), "{b:?}");
+            }
+        }
     }
 }
