@@ -3729,6 +3729,13 @@ mod probe_tests {
             "1",
             "",
             "facts.0",
+            // Settled early (missing, not a hash, undefined root), not plain later.
+            "facts.os.missing.'q'",
+            "facts.n.x.'q'",
+            "missing.'q'",
+            "missing.x y",
+            "facts.os.family.0",
+            "facts.os.missing.x.y",
         ] {
             let slow = probe_split(&scope, expr);
             if let Some(fast) = probe_plain(&scope, expr) {
