@@ -359,7 +359,35 @@ impl FsVfs {
         }
     }
 
+    /// What the listing of `path`'s directory, if it was listed, says of `path`
+    /// ([`Listing::absent`]), without counting a `stat` towards listing it.
+    #[cfg(target_os = "linux")]
+    fn listing_answer(&self, path: &Path) -> Option<bool> {
+        use std::os::unix::ffi::OsStrExt as _;
+        let bytes = path.as_os_str().as_bytes();
+        if !crate::paths::spells_components(bytes) {
+            return None;
+        }
+        let (parent, name) = split_spelled(bytes)?;
+        self.listings
+            .read()
+            .ok()?
+            .get(&PathRef(parent))?
+            .absent(name)
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn listing_answer(&self, _path: &Path) -> Option<bool> {
+        None
+    }
+
     fn stat(&self, path: &Path) -> Stat {
+        // An absent entry of a listed directory (most of the node files a hierarchy asks
+        // for: `nodes/<certname>.json`) is told by the listing alone; asking the stats map
+        // first only missed (about 400 instructions per absent node file at 15k files).
+        if self.listing_answer(path) == Some(true) {
+            return Stat::default();
+        }
         if let Some(s) = self
             .stats
             .read()
