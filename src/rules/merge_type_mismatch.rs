@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::analysis::{EnvAnalysis, Group};
 use crate::diag::Diagnostic;
 use crate::engine::explain::{Event, Explainer, NodeKind};
@@ -575,40 +577,54 @@ impl Prepared {
     fn env(project: &Project, root: &Path) -> FileKeys {
         let candidates = Candidates::of(project, root);
         let strategies = Strategies::of(project, root);
-        let mut is_candidate: crate::engine::vfs::FastMap<&str, Option<Need>> = Default::default();
-        let mut infos: FileKeys = Default::default();
-        for f in project
+        // The files in parallel, each thread with its own memo of the keys it judged (a key
+        // in files of both threads is judged twice): serial, this preparation ran for 40 ms
+        // at 15k files after the analysis it runs beside had finished, one core idle.
+        let files: Vec<&crate::project::LoadedFile> = project
             .files
             .iter()
             .filter(|f| f.env_root.as_deref() == Some(root))
-        {
-            let mut keys = Vec::new();
-            if let Some(map) = f.doc.root.as_ref().and_then(|r| r.as_map()) {
-                for e in &map.entries {
-                    // What `e.key.to_value()` gives for a scalar key: its value.
-                    let k: &Arc<str> = match &e.key.kind {
-                        crate::value::NodeKind::Scalar(crate::value::Scalar {
-                            value: Value::String(k) | Value::Symbol(k),
-                            ..
-                        }) => k,
-                        _ => continue,
+            .collect();
+        let lists: Vec<Vec<(Arc<str>, bool)>> = files
+            .par_iter()
+            .map_init(
+                crate::engine::vfs::FastMap::<&str, Option<Need>>::default,
+                |is_candidate, f| {
+                    let mut keys = Vec::new();
+                    let Some(map) = f.doc.root.as_ref().and_then(|r| r.as_map()) else {
+                        return keys;
                     };
-                    if &**k == lopts::LOOKUP_OPTIONS {
-                        continue;
+                    for e in &map.entries {
+                        // What `e.key.to_value()` gives for a scalar key: its value.
+                        let k: &Arc<str> = match &e.key.kind {
+                            crate::value::NodeKind::Scalar(crate::value::Scalar {
+                                value: Value::String(k) | Value::Symbol(k),
+                                ..
+                            }) => k,
+                            _ => continue,
+                        };
+                        if &**k == lopts::LOOKUP_OPTIONS {
+                            continue;
+                        }
+                        let need = *is_candidate.entry(k).or_insert_with(|| {
+                            // Whether the key is one line, found once for every pattern.
+                            let one_line = crate::engine::ruby::one_line(k);
+                            candidates
+                                .contains(k, one_line)
+                                .then(|| strategies.need(k, one_line))
+                        });
+                        let Some(need) = need else { continue };
+                        let safe = strategies.sound && need.safe(&e.value.to_value());
+                        // The document's own key (a reference count), not a copy.
+                        keys.push((k.clone(), safe));
                     }
-                    let need = *is_candidate.entry(k).or_insert_with(|| {
-                        // Whether the key is one line, found once for every pattern.
-                        let one_line = crate::engine::ruby::one_line(k);
-                        candidates
-                            .contains(k, one_line)
-                            .then(|| strategies.need(k, one_line))
-                    });
-                    let Some(need) = need else { continue };
-                    let safe = strategies.sound && need.safe(&e.value.to_value());
-                    // The document's own key (a reference count), not a copy.
-                    keys.push((k.clone(), safe));
-                }
-            }
+                    keys
+                },
+            )
+            .collect();
+        let mut infos: FileKeys =
+            FileKeys::with_capacity_and_hasher(files.len(), Default::default());
+        for (f, keys) in files.into_iter().zip(lists) {
             infos.insert(PathKey(f.source.path.clone()), keys);
         }
         infos
