@@ -305,24 +305,11 @@ impl FsVfs {
     fn listed_absent(&self, path: &Path) -> bool {
         #[cfg(target_os = "linux")]
         {
-            use std::os::unix::ffi::OsStrExt as _;
-            let bytes = path.as_os_str().as_bytes();
-            // Spelled as its components, the path has no `.` or `..` after a separator: its
-            // name is a plain one.
-            if !crate::paths::spells_components(bytes) {
-                return false;
-            }
-            let Some((parent, name)) = split_spelled(bytes) else {
+            // `stat` asked the listing first ([`FsVfs::listing_answer`]): the directory is not
+            // listed yet, so this `stat` counts towards listing it.
+            let Some((parent, name)) = spelled_parent_and_name(path) else {
                 return false;
             };
-            let listed = self
-                .listings
-                .read()
-                .ok()
-                .and_then(|m| m.get(&PathRef(parent)).and_then(|l| l.absent(name)));
-            if let Some(answer) = listed {
-                return answer;
-            }
             let Ok(mut m) = self.listings.write() else {
                 return false;
             };
@@ -363,12 +350,7 @@ impl FsVfs {
     /// ([`Listing::absent`]), without counting a `stat` towards listing it.
     #[cfg(target_os = "linux")]
     fn listing_answer(&self, path: &Path) -> Option<bool> {
-        use std::os::unix::ffi::OsStrExt as _;
-        let bytes = path.as_os_str().as_bytes();
-        if !crate::paths::spells_components(bytes) {
-            return None;
-        }
-        let (parent, name) = split_spelled(bytes)?;
+        let (parent, name) = spelled_parent_and_name(path)?;
         self.listings
             .read()
             .ok()?
@@ -385,7 +367,8 @@ impl FsVfs {
         // An absent entry of a listed directory (most of the node files a hierarchy asks
         // for: `nodes/<certname>.json`) is told by the listing alone; asking the stats map
         // first only missed (about 400 instructions per absent node file at 15k files).
-        if self.listing_answer(path) == Some(true) {
+        let listed = self.listing_answer(path);
+        if listed == Some(true) {
             return Stat::default();
         }
         if let Some(s) = self
@@ -396,7 +379,7 @@ impl FsVfs {
         {
             return s;
         }
-        if self.listed_absent(path) {
+        if listed.is_none() && self.listed_absent(path) {
             return Stat::default();
         }
         let s = match std::fs::metadata(path) {
@@ -418,6 +401,18 @@ impl FsVfs {
 /// ([`crate::paths::spells_components`]), from the bytes: both walk the components back from
 /// the end, twice per probe of a missing file. `None` when there is no parent directory or no
 /// name (`a`, `/`).
+/// The parent and file name of a path spelled as its components (no `.` or `..` after a
+/// separator, no empty component: its name is a plain one), for the directory listings.
+#[cfg(target_os = "linux")]
+fn spelled_parent_and_name(path: &Path) -> Option<(&Path, &std::ffi::OsStr)> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let bytes = path.as_os_str().as_bytes();
+    if !crate::paths::spells_components(bytes) {
+        return None;
+    }
+    split_spelled(bytes)
+}
+
 #[cfg(target_os = "linux")]
 fn split_spelled(bytes: &[u8]) -> Option<(&Path, &std::ffi::OsStr)> {
     use std::os::unix::ffi::OsStrExt as _;
