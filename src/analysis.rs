@@ -120,6 +120,14 @@ struct ProjectVfs {
     disk: FsVfs,
 }
 
+/// The document the scanner parsed for `path`, when a level reads it in that format: the
+/// scanner parsed the file in the format its extension names; a level reading it in another
+/// (`yaml_data` over a `.json` file) parses it again.
+fn scanned_as(path: &Path, doc: &Arc<Document>, format: Format) -> Option<Arc<Document>> {
+    let scanned = Format::from_extension(path).unwrap_or(Format::Yaml);
+    (scanned == format).then(|| doc.clone())
+}
+
 impl Vfs for ProjectVfs {
     fn read(&self, path: &Path) -> Option<Arc<SourceFile>> {
         match self.files.get(&PathRef(path)) {
@@ -135,10 +143,9 @@ impl Vfs for ProjectVfs {
         format: Format,
     ) -> Option<Arc<Document>> {
         let (f, doc) = self.files.get(&PathRef(path))?;
-        // The scanner parsed the file in the format its extension names; a level reading it
-        // in another format (`yaml_data` over a `.json` file) parses it again.
-        let scanned = Format::from_extension(path).unwrap_or(Format::Yaml);
-        (Arc::ptr_eq(f, source) && scanned == format).then(|| doc.clone())
+        Arc::ptr_eq(f, source)
+            .then(|| scanned_as(path, doc, format))
+            .flatten()
     }
 
     fn read_document(
@@ -147,12 +154,8 @@ impl Vfs for ProjectVfs {
         format: Format,
     ) -> Option<(Arc<SourceFile>, Option<Arc<Document>>)> {
         match self.files.get(&PathRef(path)) {
-            // As `read` then `document`: the scanned document when the format is the one
-            // the extension names.
-            Some((f, doc)) => {
-                let scanned = Format::from_extension(path).unwrap_or(Format::Yaml);
-                Some((f.clone(), (scanned == format).then(|| doc.clone())))
-            }
+            // As `read` then `document`, from one lookup.
+            Some((f, doc)) => Some((f.clone(), scanned_as(path, doc, format))),
             None => self.disk.read(path).map(|s| (s, None)),
         }
     }
@@ -1608,31 +1611,54 @@ mod tests {
         assert_eq!(super::GroupSet::of(0, []).iter().count(), 0);
     }
 
+    /// An environment at `root` of YAML files (`hiera.yaml` as its config, the rest data), as
+    /// the scanner would load them.
+    fn env_project(root: &Path, files: &[(&str, &str)]) -> Project {
+        use crate::loader::{self, Format};
+        use crate::project::LoadedFile;
+        Project::new(
+            files
+                .iter()
+                .map(|&(rel, body)| {
+                    let path = root.join(rel);
+                    let source = Arc::new(SourceFile::from_bytes(&path, body.as_bytes()));
+                    let doc = loader::load(Format::Yaml, &source);
+                    let role = if rel == "hiera.yaml" {
+                        FileRole::HieraConfig
+                    } else {
+                        FileRole::Data
+                    };
+                    LoadedFile::new(
+                        source,
+                        doc,
+                        role,
+                        Layer::Environment,
+                        Some(root.to_path_buf()),
+                    )
+                })
+                .collect(),
+        )
+    }
+
     /// The read index answers which groups read a file: all of them for common data (kept as
     /// one shared list, not one per file), the one group for a node file, none for a file no
     /// hierarchy reads; and each group's files in hierarchy order.
     #[test]
     fn the_read_index_lists_who_reads_what() {
-        use crate::loader::{self, Format};
-        use crate::project::LoadedFile;
         let root = PathBuf::from("/nonexistent-hieralint-read-index/env");
-        let file = |rel: &str, body: &str, role: FileRole| {
-            let path = root.join(rel);
-            let source = Arc::new(SourceFile::from_bytes(&path, body.as_bytes()));
-            let doc = loader::load(Format::Yaml, &source);
-            LoadedFile::new(source, doc, role, Layer::Environment, Some(root.clone()))
-        };
-        let project = Project::new(vec![
-            file(
-                "hiera.yaml",
-                "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: c\n    path: common.yaml\n",
-                FileRole::HieraConfig,
-            ),
-            file("data/common.yaml", "c: 1\n", FileRole::Data),
-            file("data/nodes/a.yaml", "a: 1\n", FileRole::Data),
-            file("data/nodes/b.yaml", "b: 1\n", FileRole::Data),
-            file("data/stray.yaml", "s: 1\n", FileRole::Data),
-        ]);
+        let project = env_project(
+            &root,
+            &[
+                (
+                    "hiera.yaml",
+                    "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: c\n    path: common.yaml\n",
+                ),
+                ("data/common.yaml", "c: 1\n"),
+                ("data/nodes/a.yaml", "a: 1\n"),
+                ("data/nodes/b.yaml", "b: 1\n"),
+                ("data/stray.yaml", "s: 1\n"),
+            ],
+        );
         let analysis = analyze(&project, &[], PuppetVersion::V8);
         let env = &analysis.envs[0];
         // The node binding nothing, and one implied by each node file.
@@ -1661,26 +1687,20 @@ mod tests {
     /// levels' shared lists and the places that repeat an earlier file).
     #[test]
     fn the_read_index_lists_a_file_read_twice_once() {
-        use crate::loader::{self, Format};
-        use crate::project::LoadedFile;
         let root = PathBuf::from("/nonexistent-hieralint-read-index-twice/env");
-        let file = |rel: &str, body: &str, role: FileRole| {
-            let path = root.join(rel);
-            let source = Arc::new(SourceFile::from_bytes(&path, body.as_bytes()));
-            let doc = loader::load(Format::Yaml, &source);
-            LoadedFile::new(source, doc, role, Layer::Environment, Some(root.clone()))
-        };
-        let project = Project::new(vec![
-            file(
-                "hiera.yaml",
-                "version: 5\nhierarchy:\n  - name: n\n    paths: [\"nodes/%{trusted.certname}.yaml\", common.yaml, \"nodes/%{trusted.certname}.yaml\"]\n  - name: c\n    path: common.yaml\n  - name: o\n    path: other.yaml\n",
-                FileRole::HieraConfig,
-            ),
-            file("data/common.yaml", "c: 1\n", FileRole::Data),
-            file("data/other.yaml", "o: 1\n", FileRole::Data),
-            file("data/nodes/a.yaml", "a: 1\n", FileRole::Data),
-            file("data/nodes/b.yaml", "b: 1\n", FileRole::Data),
-        ]);
+        let project = env_project(
+            &root,
+            &[
+                (
+                    "hiera.yaml",
+                    "version: 5\nhierarchy:\n  - name: n\n    paths: [\"nodes/%{trusted.certname}.yaml\", common.yaml, \"nodes/%{trusted.certname}.yaml\"]\n  - name: c\n    path: common.yaml\n  - name: o\n    path: other.yaml\n",
+                ),
+                ("data/common.yaml", "c: 1\n"),
+                ("data/other.yaml", "o: 1\n"),
+                ("data/nodes/a.yaml", "a: 1\n"),
+                ("data/nodes/b.yaml", "b: 1\n"),
+            ],
+        );
         let analysis = analyze(&project, &[], PuppetVersion::V8);
         let env = &analysis.envs[0];
         assert_eq!(env.groups.len(), 3);

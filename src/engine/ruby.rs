@@ -652,9 +652,7 @@ impl Prefiltered {
         }
         regex_search(&self.re, text)
     }
-}
 
-impl Prefiltered {
     /// The literal text every match must begin a one-line subject with, if known.
     pub fn prefix(&self) -> Option<&str> {
         self.prefix.as_deref()
@@ -785,9 +783,6 @@ mod tests {
         Value::string(x)
     }
 
-    /// The quick test never changes an answer: every pattern against every subject, with and
-    /// without it. Patterns cover alternation, quantifiers on the last literal, groups, escapes
-    /// and classes; subjects cover line breaks (`^` matches after one).
     /// The trie hands out exactly the patterns whose prefix begins a one-line key (those
     /// without a prefix included), ascending; every pattern for a key of several lines.
     #[test]
@@ -845,6 +840,9 @@ mod tests {
         }
     }
 
+    /// The quick test never changes an answer: every pattern against every subject, with and
+    /// without it. Patterns cover alternation, quantifiers on the last literal, groups, escapes
+    /// and classes; subjects cover line breaks (`^` matches after one).
     #[test]
     fn prefiltered_search_answers_as_the_regex() {
         let patterns = [
