@@ -169,3 +169,18 @@ hierarchy:
   - name: "Nothing"
 """,
 }, [L('x')], readme='a hierarchy entry without location calls the function without a path (reference §1.4).')
+
+case('locations/any-extension', {
+    'hiera.yaml': """version: 5
+defaults: {datadir: data, data_hash: yaml_data}
+hierarchy:
+  - name: "Raw"
+    path: "raw/%{trusted.certname}.txt"
+  - name: "Common"
+    path: "common.yaml"
+""",
+    'data/raw/web01.example.com.txt': 'sysctl: "from txt"\nonly_txt: 1\n',
+    'data/common.yaml': 'lookup_options:\n  sysctl:\n    merge: hash\nsysctl:\n  net.ipv4.ip_forward: 0\n',
+}, [L('only_txt'), L('sysctl'), L('sysctl', 'first')],
+    readme='yaml_data reads a path whatever its extension (a .txt file the scanner does not load): '
+           'its values are found and merged (reference §1.5; merge-type-mismatch fixture unloaded-location).')
