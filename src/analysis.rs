@@ -110,8 +110,13 @@ impl Analysis {
 
 /// The engine reads the project's files (the same `SourceFile`s the diagnostics point into,
 /// including unsaved buffers) and falls back to the disk for anything else.
-/// The project's files by path: their text and the document the scanner parsed.
-type ProjectFiles = crate::engine::vfs::PathMap<(Arc<SourceFile>, Arc<Document>)>;
+/// The project's files by path: their text, the document the scanner parsed and, for a
+/// hiera.yaml, its parse (made once for the rules and the engine).
+type ProjectFiles = crate::engine::vfs::PathMap<(
+    Arc<SourceFile>,
+    Arc<Document>,
+    Option<Arc<crate::config::SharedParse>>,
+)>;
 
 /// The project's parsed documents are handed to the engine too, so that no data file is parsed
 /// twice.
@@ -131,7 +136,7 @@ fn scanned_as(path: &Path, doc: &Arc<Document>, format: Format) -> Option<Arc<Do
 impl Vfs for ProjectVfs {
     fn read(&self, path: &Path) -> Option<Arc<SourceFile>> {
         match self.files.get(&PathRef(path)) {
-            Some((f, _)) => Some(f.clone()),
+            Some((f, ..)) => Some(f.clone()),
             None => self.disk.read(path),
         }
     }
@@ -142,7 +147,7 @@ impl Vfs for ProjectVfs {
         source: &Arc<SourceFile>,
         format: Format,
     ) -> Option<Arc<Document>> {
-        let (f, doc) = self.files.get(&PathRef(path))?;
+        let (f, doc, _) = self.files.get(&PathRef(path))?;
         Arc::ptr_eq(f, source)
             .then(|| scanned_as(path, doc, format))
             .flatten()
@@ -155,9 +160,25 @@ impl Vfs for ProjectVfs {
     ) -> Option<(Arc<SourceFile>, Option<Arc<Document>>)> {
         match self.files.get(&PathRef(path)) {
             // As `read` then `document`, from one lookup.
-            Some((f, doc)) => Some((f.clone(), scanned_as(path, doc, format))),
+            Some((f, doc, _)) => Some((f.clone(), scanned_as(path, doc, format))),
             None => self.disk.read(path).map(|s| (s, None)),
         }
+    }
+
+    fn shared_config(
+        &self,
+        path: &Path,
+        source: &Arc<SourceFile>,
+        layer: &Layer,
+    ) -> Option<Arc<crate::config::SharedParse>> {
+        let (f, _, parse) = self.files.get(&PathRef(path))?;
+        // The engine reads a hiera.yaml as YAML whatever its name: the scanner's document is
+        // that one only when the name says YAML too (as for data files, `scanned_as`).
+        let parse = parse.as_ref()?;
+        (Arc::ptr_eq(f, source)
+            && parse.layer() == layer
+            && Format::from_extension(path).unwrap_or(Format::Yaml) == Format::Yaml)
+            .then(|| parse.clone())
     }
 
     fn exists(&self, path: &Path) -> bool {
@@ -856,7 +877,7 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
         .map(|f| {
             (
                 PathKey(f.source.path.clone()),
-                (f.source.clone(), f.doc.clone()),
+                (f.source.clone(), f.doc.clone(), f.shared_config().cloned()),
             )
         })
         .collect();
@@ -1638,6 +1659,63 @@ mod tests {
                 })
                 .collect(),
         )
+    }
+
+    /// The engine resolves hierarchies from the project's own parse of hiera.yaml (made once
+    /// for the rules and the engine), and only from a parse of the same text for the same
+    /// layer: another layer's rules differ (`default_hierarchy` is for modules only).
+    #[test]
+    fn the_engine_reads_the_projects_parse_of_hiera_yaml() {
+        let root = PathBuf::from("/nonexistent-hieralint-shared-config/env");
+        let project = env_project(
+            &root,
+            &[
+                (
+                    "hiera.yaml",
+                    "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: c\n    path: common.yaml\n",
+                ),
+                ("data/common.yaml", "c: 1\n"),
+                ("data/nodes/a.yaml", "a: 1\n"),
+            ],
+        );
+        let cfg = project.files[0]
+            .shared_config()
+            .expect("hiera.yaml shares its parse");
+        assert!(!cfg.is_parsed());
+        let analysis = analyze(&project, &[], PuppetVersion::V8);
+        // No rule ran: the engine made the parse, in the project's cell.
+        assert!(cfg.is_parsed());
+        assert_eq!(analysis.envs[0].groups.len(), 2);
+        let vfs = ProjectVfs {
+            files: Arc::new(
+                project
+                    .files
+                    .iter()
+                    .map(|f| {
+                        (
+                            PathKey(f.source.path.clone()),
+                            (f.source.clone(), f.doc.clone(), f.shared_config().cloned()),
+                        )
+                    })
+                    .collect(),
+            ),
+            disk: FsVfs::new(),
+        };
+        let path = root.join("hiera.yaml");
+        let source = project.files[0].source.clone();
+        assert!(vfs
+            .shared_config(&path, &source, &Layer::Environment)
+            .is_some());
+        assert!(vfs
+            .shared_config(&path, &source, &Layer::Module("m".into()))
+            .is_none());
+        let other = Arc::new(SourceFile::from_bytes(&path, source.text.as_bytes()));
+        assert!(vfs
+            .shared_config(&path, &other, &Layer::Environment)
+            .is_none());
+        assert!(vfs
+            .shared_config(&root.join("data/common.yaml"), &source, &Layer::Environment)
+            .is_none());
     }
 
     /// The read index answers which groups read a file: all of them for common data (kept as

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use std::sync::OnceLock;
 
-use crate::config::{self, ConfigError, HieraConfig};
+use crate::config::{self, SharedParse};
 use crate::loader::Document;
 use crate::span::SourceFile;
 use crate::value::Node;
@@ -44,9 +44,10 @@ pub struct LoadedFile {
     pub layer: Layer,
     /// The environment directory this file belongs to (absent for loose files).
     pub env_root: Option<PathBuf>,
-    /// The hiera.yaml model, parsed on first use (hiera.yaml files only). Boxed: the model is
-    /// 800 bytes, and every loaded file (data files by the thousand) carried that room inline.
-    config: OnceLock<Box<(Option<HieraConfig>, Vec<ConfigError>)>>,
+    /// The hiera.yaml model, parsed on first use (hiera.yaml files only), shared with the
+    /// lookup engine (`analysis::ProjectVfs`). Behind a pointer: the model is 800 bytes, and
+    /// every loaded file (data files by the thousand) carried that room inline.
+    config: Option<Arc<SharedParse>>,
     /// Whether a string of the file can contain `%{` ([`LoadedFile::may_interpolate`]).
     may_interpolate: OnceLock<bool>,
 }
@@ -59,13 +60,16 @@ impl LoadedFile {
         layer: Layer,
         env_root: Option<PathBuf>,
     ) -> LoadedFile {
+        let doc = Arc::new(doc);
+        let config = (role == FileRole::HieraConfig)
+            .then(|| Arc::new(SharedParse::new(source.clone(), doc.clone(), layer.clone())));
         LoadedFile {
             source,
-            doc: Arc::new(doc),
+            doc,
             role,
             layer,
             env_root,
-            config: OnceLock::new(),
+            config,
             may_interpolate: OnceLock::new(),
         }
     }
@@ -86,14 +90,14 @@ impl LoadedFile {
     }
 
     /// The parsed hiera.yaml model and Puppet's validation errors (empty for other files).
-    pub fn hiera_config(&self) -> &(Option<HieraConfig>, Vec<ConfigError>) {
-        self.config.get_or_init(|| {
-            Box::new(if self.role == FileRole::HieraConfig {
-                config::parse(&self.source, &self.doc, &self.layer)
-            } else {
-                (None, Vec::new())
-            })
-        })
+    pub fn hiera_config(&self) -> &config::Parsed {
+        static NONE: config::Parsed = (None, Vec::new());
+        self.config.as_deref().map_or(&NONE, SharedParse::get)
+    }
+
+    /// The parse [`LoadedFile::hiera_config`] gives, to share (hiera.yaml files only).
+    pub fn shared_config(&self) -> Option<&Arc<SharedParse>> {
+        self.config.as_ref()
     }
 
     pub fn module_name(&self) -> Option<&str> {

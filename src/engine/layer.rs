@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::error::{file_line_suffix, ErrorKind, LookupError};
 use crate::config::{
     self, ConfigError, ConfigErrorKind, ConfigVersion, FunctionKind, HieraConfig, HierarchyEntry,
-    Locations, When,
+    Locations, SharedParse, When,
 };
 use crate::loader;
 use crate::project::Layer;
@@ -163,8 +163,6 @@ pub struct LayerConfig {
     pub entries: Vec<EntrySpec>,
     /// A module's `default_hierarchy`.
     pub default_entries: Option<Vec<EntrySpec>>,
-    /// The parsed model, for callers that want spans.
-    pub model: Option<Arc<HieraConfig>>,
     /// v3 `merge_behavior` (global layer only).
     pub v3_merge_behavior: Option<String>,
 }
@@ -208,7 +206,6 @@ impl LayerConfig {
                 creation_error: None,
             }],
             default_entries: None,
-            model: None,
             v3_merge_behavior: None,
         }
     }
@@ -234,7 +231,6 @@ impl LayerConfig {
                 creation_error: None,
             }],
             default_entries: None,
-            model: None,
             v3_merge_behavior: None,
         }
     }
@@ -257,8 +253,14 @@ fn is_struct_error(e: &ConfigError) -> bool {
 }
 
 /// `HieraConfig.create` for `path` in `place`: the configuration or the error Puppet raises
-/// while creating it.
-pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Created {
+/// while creating it. `shared`: the file's parse as `place`'s configuration, when the caller
+/// holds it (`Vfs::shared_config`); parsed here otherwise.
+pub fn create(
+    path: &Path,
+    place: &Place,
+    source: Option<Arc<SourceFile>>,
+    shared: Option<&SharedParse>,
+) -> Created {
     let root = path.parent().unwrap_or(Path::new("/")).to_path_buf();
     let Some(source) = source else {
         return Created {
@@ -266,11 +268,17 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
             warnings: Vec::new(),
         };
     };
-    let doc = loader::yaml::load(&source);
-    let (model, errors) = config::parse(&source, &doc, &place.layer());
+    let own;
+    let (model, errors) = match shared {
+        Some(p) if Arc::ptr_eq(p.file(), &source) && *p.layer() == place.layer() => p.get(),
+        _ => {
+            own = config::parse(&source, &loader::yaml::load(&source), &place.layer());
+            &own
+        }
+    };
     let mut warnings = Vec::new();
     // Errors Puppet raises before it has a configuration object, in its order.
-    for e in &errors {
+    for e in errors {
         match e.kind {
             ConfigErrorKind::YamlSyntax => {
                 let mut err = LookupError::new(ErrorKind::YamlLoad, e.puppet_message.clone())
@@ -302,7 +310,7 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
             _ => {}
         }
     }
-    for e in &errors {
+    for e in errors {
         if e.when == When::Warning && e.kind != ConfigErrorKind::V3NotGlobal {
             warnings.push(e.puppet_message.clone());
         }
@@ -360,7 +368,6 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
         file: Some(source.clone()),
         entries: Vec::new(),
         default_entries: None,
-        model: None,
         v3_merge_behavior: None,
     };
     match model.version.value {
@@ -369,12 +376,12 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
             lc.entries = model
                 .hierarchy
                 .iter()
-                .map(|he| entry_spec(he, &model, v4_datadir.as_deref(), &errors, &source))
+                .map(|he| entry_spec(he, model, v4_datadir.as_deref(), &errors, &source))
                 .collect();
             if let Some((_, d)) = &model.default_hierarchy {
                 lc.default_entries = Some(
                     d.iter()
-                        .map(|he| entry_spec(he, &model, None, &errors, &source))
+                        .map(|he| entry_spec(he, model, None, &errors, &source))
                         .collect(),
                 );
             }
@@ -427,7 +434,6 @@ pub fn create(path: &Path, place: &Place, source: Option<Arc<SourceFile>>) -> Cr
             }
         }
     }
-    lc.model = Some(Arc::new(model));
     Created {
         config: Ok(Arc::new(lc)),
         warnings,

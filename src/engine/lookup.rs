@@ -2768,7 +2768,6 @@ fn empty_config() -> LayerConfig {
         file: None,
         entries: Vec::new(),
         default_entries: None,
-        model: None,
         v3_merge_behavior: None,
     }
 }

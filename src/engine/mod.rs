@@ -448,7 +448,10 @@ impl Engine {
                 return c;
             }
         }
-        let created = layer::create(path, place, source);
+        let shared = source
+            .as_ref()
+            .and_then(|f| self.vfs.shared_config(path, f, &place.layer()));
+        let created = layer::create(path, place, source, shared.as_deref());
         let r = created.config.map(|c| (c, created.warnings.clone()));
         if let Ok(mut c) = self.configs.lock() {
             let by_place = c.entry(vfs::PathKey(path.to_path_buf())).or_default();

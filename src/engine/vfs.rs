@@ -48,6 +48,18 @@ pub trait Vfs: Send + Sync {
         Some((source, doc))
     }
 
+    /// The parse of the hiera.yaml `source` (what [`Vfs::read`] gave for `path`) read as
+    /// `layer`'s configuration, when the caller holds one to share (made once for all its
+    /// readers). `None` (the default) makes the engine parse.
+    fn shared_config(
+        &self,
+        _path: &Path,
+        _source: &Arc<SourceFile>,
+        _layer: &crate::project::Layer,
+    ) -> Option<Arc<crate::config::SharedParse>> {
+        None
+    }
+
     /// Whether `path` is a symbolic link (Ruby's `**/` does not descend into linked
     /// directories). File systems without links keep the default.
     fn is_symlink(&self, _path: &Path) -> bool {
