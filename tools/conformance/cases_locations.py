@@ -184,3 +184,48 @@ hierarchy:
 }, [L('only_txt'), L('sysctl'), L('sysctl', 'first')],
     readme='yaml_data reads a path whatever its extension (a .txt file the scanner does not load): '
            'its values are found and merged (reference §1.5; merge-type-mismatch fixture unloaded-location).')
+
+case('locations/interpolated-values', {
+    'hiera.yaml': """version: 5
+defaults: {datadir: data, data_hash: yaml_data}
+hierarchy:
+  - name: "Re-interpolated"
+    path: "re/%{facts.interp_fact}.yaml"
+  - name: "Percent, no interpolation"
+    path: "pct/%{facts.pct_fact}.yaml"
+  - name: "Top scope"
+    path: "top/%{::role}.yaml"
+  - name: "Integer"
+    path: "int/%{facts.int_fact}.yaml"
+  - name: "Certname"
+    path: "nodes/%{trusted.certname}.yaml"
+  - name: "Common"
+    path: "common.yaml"
+""",
+    'data/re/web-x.yaml': "---\norder: [re_interpolated]\nre: interpolated\n",
+    'data/re/%{facts.role}-x.yaml': "---\norder: [re_literal]\nre: literal\n",
+    'data/pct/50%-off.yaml': "---\norder: [pct]\n",
+    'data/top/web.yaml': "---\norder: [top]\n",
+    'data/int/42.yaml': "---\norder: [int]\n",
+    'data/nodes/web01.example.com.yaml': "---\norder: [node]\n",
+    'data/common.yaml': "---\norder: [common]\n",
+}, [L('order', 'unique'), L('re'), L('order', 'unique', explain=True)],
+    facts={'pct_fact': '50%-off', 'interp_fact': '%{facts.role}-x', 'int_fact': 42},
+    readme='Variables in hierarchy paths: a value that holds `%{` is interpolated again (the fact '
+           '`interp_fact` is `%{facts.role}-x`), a `%` alone is kept, top-scope, Integer and '
+           'certname values (reference §1.4, §5.3; the fast path of `track_scope_read_settled`).')
+
+case('locations/recursive-variable', {
+    'hiera.yaml': """version: 5
+defaults: {datadir: data, data_hash: yaml_data}
+hierarchy:
+  - name: "Loop"
+    path: "loop/%{facts.r1}.yaml"
+  - name: "Common"
+    path: "common.yaml"
+""",
+    'data/common.yaml': "---\nkey: common\n",
+}, [L('key')],
+    facts={'r1': '%{r2}', 'r2': '%{r1}'},
+    readme='A hierarchy path whose variable interpolates to itself (`r1` is `%{r2}`, `r2` is '
+           '`%{r1}`): every lookup fails with the recursion (reference §5.5).')
