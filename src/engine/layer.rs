@@ -376,12 +376,12 @@ pub fn create(
             lc.entries = model
                 .hierarchy
                 .iter()
-                .map(|he| entry_spec(he, model, v4_datadir.as_deref(), &errors, &source))
+                .map(|he| entry_spec(he, model, v4_datadir.as_deref(), errors, &source))
                 .collect();
             if let Some((_, d)) = &model.default_hierarchy {
                 lc.default_entries = Some(
                     d.iter()
-                        .map(|he| entry_spec(he, model, None, &errors, &source))
+                        .map(|he| entry_spec(he, model, None, errors, &source))
                         .collect(),
                 );
             }
