@@ -169,14 +169,12 @@ impl Vfs for ProjectVfs {
         &self,
         path: &Path,
         source: &Arc<SourceFile>,
-        layer: &Layer,
     ) -> Option<Arc<crate::config::SharedParse>> {
         let (f, _, parse) = self.files.get(&PathRef(path))?;
         // The engine reads a hiera.yaml as YAML whatever its name: the scanner's document is
         // that one only when the name says YAML too (as for data files, `scanned_as`).
         let parse = parse.as_ref()?;
         (Arc::ptr_eq(f, source)
-            && parse.layer() == layer
             && Format::from_extension(path).unwrap_or(Format::Yaml) == Format::Yaml)
             .then(|| parse.clone())
     }
@@ -869,9 +867,9 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
     nodes
 }
 
-/// Builds the analysis of every environment of the project.
-pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) -> Analysis {
-    let files: ProjectFiles = project
+/// The project's files by path, for the engine's file system ([`ProjectVfs`]).
+fn project_files(project: &Project) -> ProjectFiles {
+    project
         .files
         .iter()
         .map(|f| {
@@ -880,8 +878,12 @@ pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) 
                 (f.source.clone(), f.doc.clone(), f.shared_config().cloned()),
             )
         })
-        .collect();
-    let files = Arc::new(files);
+        .collect()
+}
+
+/// Builds the analysis of every environment of the project.
+pub fn analyze(project: &Project, fact_sets: &[FactSet], puppet: PuppetVersion) -> Analysis {
+    let files = Arc::new(project_files(project));
     let envs = environment_roots(project)
         .into_iter()
         .map(|root| {
@@ -1662,8 +1664,8 @@ mod tests {
     }
 
     /// The engine resolves hierarchies from the project's own parse of hiera.yaml (made once
-    /// for the rules and the engine), and only from a parse of the same text for the same
-    /// layer: another layer's rules differ (`default_hierarchy` is for modules only).
+    /// for the rules and the engine), and the analysis's file system offers it only for the
+    /// same text (the layer is checked by `layer::create`: see its test).
     #[test]
     fn the_engine_reads_the_projects_parse_of_hiera_yaml() {
         let root = PathBuf::from("/nonexistent-hieralint-shared-config/env");
@@ -1687,34 +1689,16 @@ mod tests {
         assert!(cfg.is_parsed());
         assert_eq!(analysis.envs[0].groups.len(), 2);
         let vfs = ProjectVfs {
-            files: Arc::new(
-                project
-                    .files
-                    .iter()
-                    .map(|f| {
-                        (
-                            PathKey(f.source.path.clone()),
-                            (f.source.clone(), f.doc.clone(), f.shared_config().cloned()),
-                        )
-                    })
-                    .collect(),
-            ),
+            files: Arc::new(project_files(&project)),
             disk: FsVfs::new(),
         };
         let path = root.join("hiera.yaml");
         let source = project.files[0].source.clone();
-        assert!(vfs
-            .shared_config(&path, &source, &Layer::Environment)
-            .is_some());
-        assert!(vfs
-            .shared_config(&path, &source, &Layer::Module("m".into()))
-            .is_none());
+        assert!(vfs.shared_config(&path, &source).is_some());
         let other = Arc::new(SourceFile::from_bytes(&path, source.text.as_bytes()));
+        assert!(vfs.shared_config(&path, &other).is_none());
         assert!(vfs
-            .shared_config(&path, &other, &Layer::Environment)
-            .is_none());
-        assert!(vfs
-            .shared_config(&root.join("data/common.yaml"), &source, &Layer::Environment)
+            .shared_config(&root.join("data/common.yaml"), &source)
             .is_none());
     }
 

@@ -62,17 +62,12 @@ impl SharedParse {
     }
 
     /// Whether a reader has made the parse yet.
+    #[cfg(test)]
     pub fn is_parsed(&self) -> bool {
         self.parsed.get().is_some()
     }
 
-    /// The text parsed.
-    pub fn file(&self) -> &Arc<SourceFile> {
-        &self.file
-    }
-
-    /// The layer the file was parsed for (the layer rules differ: `default_hierarchy` is for
-    /// modules only, version 3 for the global layer only).
+    /// The layer the file was parsed for.
     pub fn layer(&self) -> &Layer {
         &self.layer
     }

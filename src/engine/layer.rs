@@ -253,8 +253,8 @@ fn is_struct_error(e: &ConfigError) -> bool {
 }
 
 /// `HieraConfig.create` for `path` in `place`: the configuration or the error Puppet raises
-/// while creating it. `shared`: the file's parse as `place`'s configuration, when the caller
-/// holds it (`Vfs::shared_config`); parsed here otherwise.
+/// while creating it. `shared`: the parse of `source` the caller holds (`Vfs::shared_config`),
+/// used when it was made for `place`'s layer; parsed here otherwise.
 pub fn create(
     path: &Path,
     place: &Place,
@@ -268,11 +268,14 @@ pub fn create(
             warnings: Vec::new(),
         };
     };
+    // A parse made for another layer is not this one: the layer rules differ
+    // (`default_hierarchy` is for modules only, version 3 for the global layer only).
+    let layer = place.layer();
     let own;
     let (model, errors) = match shared {
-        Some(p) if Arc::ptr_eq(p.file(), &source) && *p.layer() == place.layer() => p.get(),
+        Some(p) if *p.layer() == layer => p.get(),
         _ => {
-            own = config::parse(&source, &loader::yaml::load(&source), &place.layer());
+            own = config::parse(&source, &loader::yaml::load(&source), &layer);
             &own
         }
     };
@@ -523,4 +526,46 @@ pub fn regex_escape(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `create` takes a shared parse only when it was made for the layer it reads the file
+    /// as: `default_hierarchy` is allowed in a module's hiera.yaml and an error in the
+    /// environment's, so a module-layer parse handed to the environment must not be used.
+    #[test]
+    fn a_shared_parse_of_another_layer_is_not_used() {
+        let path = Path::new("/nonexistent-hieralint-layer/env/hiera.yaml");
+        let text = "version: 5\ndefault_hierarchy:\n  - name: d\n    path: d.yaml\n";
+        let source = Arc::new(SourceFile::from_bytes(path, text.as_bytes()));
+        let doc = Arc::new(loader::yaml::load(&source));
+        let module = SharedParse::new(source.clone(), doc.clone(), Layer::Module("m".into()));
+        let env = Place::Environment;
+        let fails = |c: &Created| {
+            c.config
+                .as_ref()
+                .err()
+                .is_some_and(|e| e.message.contains("only allowed in the module layer"))
+        };
+        assert!(fails(&create(path, &env, Some(source.clone()), None)));
+        assert!(fails(&create(
+            path,
+            &env,
+            Some(source.clone()),
+            Some(&module)
+        )));
+        // Made for the module, it is the module's configuration, with its default hierarchy.
+        let m = create(
+            path,
+            &Place::Module("m".into()),
+            Some(source.clone()),
+            Some(&module),
+        );
+        assert!(m.config.is_ok_and(|c| c.default_entries.is_some()));
+        // Made for the environment, it gives what parsing here gives.
+        let shared_env = SharedParse::new(source.clone(), doc, Layer::Environment);
+        assert!(fails(&create(path, &env, Some(source), Some(&shared_env))));
+    }
 }

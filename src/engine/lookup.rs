@@ -2602,7 +2602,7 @@ impl<'a> Cx<'a> {
                     self.count_sub_lookup()?;
                     let (v, guard) = match vars.get(i).and_then(Option::as_ref) {
                         Some(pre) => {
-                            if let Some(v) = self.track_scope_read_settled(&t.expr, &pre.key) {
+                            if let Some(v) = self.track_scope_read(&t.expr, Some(&pre.key)) {
                                 // A string with nothing to interpolate: what the lookup and
                                 // `interpolate` below would give (the recursion check kept).
                                 self.check(&pre.guard, || Ok(()))?;
@@ -2669,19 +2669,20 @@ impl<'a> Cx<'a> {
         self.scope_lookup_segments(key, &segments, subject)
     }
 
-    /// Records the read of scope variable `key` (`arc`: the key as an `Arc`, when made).
-    /// [`Cx::track_scope_read`] of a variable in a string, giving the string the read settles
-    /// when that is the whole answer: the value is a string with no `%{` of its own and no
-    /// explanation is being written. The scope lookup (`scope_lookup_segments`) and its
-    /// `interpolate` would give that string again: the probe digs as they do (the level cache
-    /// keys resolutions by these answers), and a string without `%{` interpolates to itself.
-    /// At 15k files without facts each data-implied node interpolates three certname
-    /// locations; this spares each about a thousand instructions.
-    fn track_scope_read_settled(&self, key: &str, arc: &Arc<str>) -> Option<Arc<str>> {
+    /// Records the read of scope variable `key` (`arc`: the key as an `Arc`, when made), and
+    /// gives the string the read settles when that is the whole answer: the value is a string
+    /// with no `%{` of its own and no explanation is being written. The scope lookup
+    /// (`scope_lookup_segments`) and its `interpolate` would give that string again: the probe
+    /// digs as they do (the level cache keys resolutions by these answers), and a string
+    /// without `%{` interpolates to itself. At 15k files without facts each data-implied node
+    /// interpolates three certname locations; this spares each about a thousand instructions.
+    fn track_scope_read(&self, key: &str, arc: Option<&Arc<str>>) -> Option<Arc<str>> {
         if !self.track_reads.get() || self.local.borrow().is_some() {
             return None;
         }
-        let (_, p) = self.probed.borrow_mut().probe_arc(self.scope, key);
+        // Through the memo: the same answer as `probe(self.scope, key)` (the scope is this
+        // context's, and no local variable is set).
+        let (memo_key, p) = self.probed.borrow_mut().probe_arc(self.scope, key);
         let settled = match &p {
             Probe::Value(Some(Value::String(s)))
                 if !crate::interp::has_interpolation(s) && !self.explaining() =>
@@ -2690,18 +2691,10 @@ impl<'a> Cx<'a> {
             }
             _ => None,
         };
-        self.reads.borrow_mut().push((arc.clone(), p));
+        self.reads
+            .borrow_mut()
+            .push((arc.cloned().unwrap_or(memo_key), p));
         settled
-    }
-
-    fn track_scope_read(&self, key: &str, arc: Option<&Arc<str>>) {
-        if self.track_reads.get() && self.local.borrow().is_none() {
-            // Through the memo: the same answer as `probe(self.scope, key)` (the scope is this
-            // context's, and no local variable is set).
-            let (memo_key, p) = self.probed.borrow_mut().probe_arc(self.scope, key);
-            let k = arc.cloned().unwrap_or(memo_key);
-            self.reads.borrow_mut().push((k, p));
-        }
     }
 
     /// [`Cx::scope_lookup`] after the read is recorded, with `key` split into `segments`.

@@ -450,7 +450,7 @@ impl Engine {
         }
         let shared = source
             .as_ref()
-            .and_then(|f| self.vfs.shared_config(path, f, &place.layer()));
+            .and_then(|f| self.vfs.shared_config(path, f));
         let created = layer::create(path, place, source, shared.as_deref());
         let r = created.config.map(|c| (c, created.warnings.clone()));
         if let Ok(mut c) = self.configs.lock() {

@@ -48,14 +48,14 @@ pub trait Vfs: Send + Sync {
         Some((source, doc))
     }
 
-    /// The parse of the hiera.yaml `source` (what [`Vfs::read`] gave for `path`) read as
-    /// `layer`'s configuration, when the caller holds one to share (made once for all its
-    /// readers). `None` (the default) makes the engine parse.
+    /// The shared parse of the hiera.yaml `source` (what [`Vfs::read`] gave for `path`), when
+    /// the caller holds one made from that text read as YAML (made once for all its readers;
+    /// the engine uses it only when it was made for the layer it reads the file as). `None`
+    /// (the default) makes the engine parse.
     fn shared_config(
         &self,
         _path: &Path,
         _source: &Arc<SourceFile>,
-        _layer: &crate::project::Layer,
     ) -> Option<Arc<crate::config::SharedParse>> {
         None
     }
