@@ -1357,7 +1357,7 @@ impl ReadIndex {
                                 .filter(|loc| loc.exists && !loc.is_uri)
                                 .map(|loc| {
                                     *ids.entry(loc.location.as_str()).or_insert_with(|| {
-                                        paths.push(PathBuf::from(&loc.location));
+                                        paths.push(loc.path().to_path_buf());
                                         (paths.len() - 1) as u32
                                     })
                                 })

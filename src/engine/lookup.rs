@@ -115,7 +115,8 @@ pub(crate) fn no_method(method: &str, recv: &Value, line: &str) -> LookupError {
 /// A location's data hash and the file it came from.
 type DataHash = (Value, Option<Arc<data::DataFile>>);
 
-/// A resolved location (`ResolvedLocation`).
+/// A resolved location (`ResolvedLocation`) as the resolution makes it; the level keeps it as a
+/// [`LevelLocation`], the one copy that sessions, explanations and rules read.
 #[derive(Clone, Debug)]
 pub(crate) struct ResolvedLocation {
     pub original: Arc<str>,
@@ -125,14 +126,30 @@ pub(crate) struct ResolvedLocation {
 }
 
 impl ResolvedLocation {
-    fn display(&self) -> String {
-        match &self.uri {
-            Some(u) => u.clone(),
-            // `to_str` first: a UTF-8 check is several times faster than the lossy walk.
-            None => match self.location.to_str() {
-                Some(s) => s.to_string(),
-                None => self.location.to_string_lossy().into_owned(),
+    /// The level's copy: the path's text moved, not copied (a level was kept twice, as these
+    /// and as its `LevelLocation`s: 54,000 paths at 15k files), with the exact path beside it
+    /// only when it is not UTF-8.
+    fn into_level_location(self) -> LevelLocation {
+        let is_uri = self.uri.is_some();
+        let (location, raw) = match self.uri {
+            Some(u) => (u, None),
+            None => match self.location.into_os_string().into_string() {
+                Ok(s) => (s, None),
+                Err(os) => {
+                    let raw = PathBuf::from(os);
+                    (
+                        raw.to_string_lossy().into_owned(),
+                        Some(raw.into_boxed_path()),
+                    )
+                }
             },
+        };
+        LevelLocation {
+            original: self.original,
+            location,
+            is_uri,
+            exists: self.exists,
+            raw,
         }
     }
 }
@@ -162,8 +179,6 @@ pub(crate) struct EntryProvider {
     func: Func,
     /// Shared with the level's other resolutions when nothing in it interpolates.
     options: Arc<Hash>,
-    /// `None`: no location key (the function is called once without one).
-    pub locations: Option<Arc<[ResolvedLocation]>>,
     /// The level as `--explain` and the rules see it (shared by every session resolving it alike).
     level: Arc<ResolvedLevel>,
     config: Arc<LayerConfig>,
@@ -187,8 +202,8 @@ pub(crate) struct ResolvedEntry {
     kind: FunctionKind,
     func: Func,
     options: Arc<Hash>,
-    locations: Option<Arc<[ResolvedLocation]>>,
-    /// Holds the function's name too (`level.function`).
+    /// Holds the function's name and the resolved locations too (`level.function`,
+    /// `level.locations`).
     level: Arc<ResolvedLevel>,
 }
 
@@ -215,18 +230,19 @@ impl EntryProvider {
     }
 
     /// `FunctionProvider#options(location)`.
-    fn options_for(&self, loc: Option<&ResolvedLocation>) -> Hash {
+    fn options_for(&self, loc: Option<&LevelLocation>) -> Hash {
         let mut o = (*self.options).clone();
         if let Some(l) = loc {
-            match &l.uri {
-                Some(u) => o.insert(Value::string("uri"), Value::string(u.as_str())),
-                None => o.insert(
-                    Value::string("path"),
-                    Value::string(l.location.to_string_lossy().into_owned()),
-                ),
-            };
+            let k = if l.is_uri { "uri" } else { "path" };
+            o.insert(Value::string(k), Value::string(l.location.as_str()));
         }
         o
+    }
+
+    /// The level's resolved locations; `None` when it has no location key (the function is
+    /// called once without one).
+    fn locations(&self) -> Option<&[LevelLocation]> {
+        self.level.locations.as_deref()
     }
 }
 
@@ -1323,7 +1339,7 @@ impl<'a> Cx<'a> {
             let Some(r) = self.resolved_entry(&p.place, cfg, entries, i)? else {
                 continue;
             };
-            let slots = match &r.locations {
+            let slots = match &r.level.locations {
                 None => vec![None],
                 Some(l) => (0..l.len()).map(Some).collect(),
             };
@@ -1334,7 +1350,6 @@ impl<'a> Cx<'a> {
                 function_name: r.level.function.clone(),
                 func: r.func,
                 options: r.options,
-                locations: r.locations,
                 level: r.level,
                 config: cfg.clone(),
                 module: p.module_name().map(str::to_string),
@@ -1555,14 +1570,9 @@ impl<'a> Cx<'a> {
             default_hierarchy: is_default,
             function_kind: kind,
             function: fname.clone(),
-            locations: locations.as_ref().map(|ls: &Vec<ResolvedLocation>| {
-                ls.iter()
-                    .map(|l| LevelLocation {
-                        original: l.original.clone(),
-                        location: l.display(),
-                        is_uri: l.uri.is_some(),
-                        exists: l.exists,
-                    })
+            locations: locations.map(|ls: Vec<ResolvedLocation>| {
+                ls.into_iter()
+                    .map(ResolvedLocation::into_level_location)
                     .collect()
             }),
         });
@@ -1570,7 +1580,6 @@ impl<'a> Cx<'a> {
             kind,
             func,
             options,
-            locations: locations.map(Arc::from),
             level,
         }))
     }
@@ -1751,7 +1760,7 @@ impl<'a> Cx<'a> {
         // lookup visits them all. A glob over a hundred team files costs one probe of the
         // level's index (shared by every session that resolves the level alike) instead of a
         // hundred.
-        if !self.explaining() && dp.locations.is_some() {
+        if !self.explaining() && dp.locations().is_some() {
             let ix = dp.level.index(self.eng);
             if ix.always.is_empty() && !ix.by_key.contains_key(&key.root_v) {
                 return Ok(None);
@@ -1766,13 +1775,13 @@ impl<'a> Cx<'a> {
             },
             || {
                 self.merge_lookup(ms, locs, |li| {
-                    let loc = li.and_then(|i| dp.locations.as_ref().map(|l| &l[i]));
+                    let loc = li.and_then(|i| dp.locations().map(|l| &l[i]));
                     match loc {
                         None => self.function_lookup(dp, None, key),
                         Some(l) => self.with(
                             || NodeKind::Location {
-                                uri: l.uri.is_some(),
-                                location: l.display(),
+                                uri: l.is_uri,
+                                location: l.location.clone(),
                                 original: l.original.to_string(),
                             },
                             || {
@@ -1849,8 +1858,8 @@ impl<'a> Cx<'a> {
         &self,
         dp: &'b EntryProvider,
         li: Option<usize>,
-    ) -> Option<&'b ResolvedLocation> {
-        li.and_then(|i| dp.locations.as_ref().map(|l| &l[i]))
+    ) -> Option<&'b LevelLocation> {
+        li.and_then(|i| dp.locations().map(|l| &l[i]))
     }
 
     /// `DataHashFunctionProvider#data_value`.
@@ -1887,7 +1896,7 @@ impl<'a> Cx<'a> {
             );
             match loc {
                 None => msg,
-                Some(l) => format!("{msg}, when using location '{}',", l.display()),
+                Some(l) => format!("{msg}, when using location '{}',", l.location),
             }
         })?;
         Ok(Some(self.interpolate(value, true)?))
@@ -1943,7 +1952,7 @@ impl<'a> Cx<'a> {
             let msg = format!("Value returned from {}", dp.full_name());
             match loc {
                 None => msg,
-                Some(l) => format!("{msg}, when using location '{}',", l.display()),
+                Some(l) => format!("{msg}, when using location '{}',", l.location),
             }
         };
         if let Some(m) = types::check_hash(&subject(), &raw) {
@@ -1997,10 +2006,10 @@ impl<'a> Cx<'a> {
         Ok(Value::hash(h2))
     }
 
-    fn builtin_options_ok(&self, dp: &EntryProvider, loc: Option<&ResolvedLocation>) -> R<PathBuf> {
+    fn builtin_options_ok(&self, dp: &EntryProvider, loc: Option<&LevelLocation>) -> R<PathBuf> {
         let opts = dp.options_for(loc);
         let path = match (loc, opts.len()) {
-            (Some(l), 1) if l.uri.is_none() => Some(l.location.clone()),
+            (Some(l), 1) if !l.is_uri => Some(l.path().to_path_buf()),
             _ => None,
         };
         path.ok_or_else(|| {
@@ -2014,7 +2023,7 @@ impl<'a> Cx<'a> {
     fn call_data_hash(
         &self,
         dp: &EntryProvider,
-        loc: Option<&ResolvedLocation>,
+        loc: Option<&LevelLocation>,
     ) -> R<(Value, Option<Arc<data::DataFile>>)> {
         let format = match dp.func {
             Func::YamlData => Format::Yaml,
@@ -2074,7 +2083,7 @@ impl<'a> Cx<'a> {
             let msg = format!("Value for key '{key}', returned from {}", dp.full_name());
             match loc {
                 None => msg,
-                Some(l) => format!("{msg}, when using location '{}',", l.display()),
+                Some(l) => format!("{msg}, when using location '{}',", l.location),
             }
         })?;
         dp.key_cache
@@ -2089,12 +2098,12 @@ impl<'a> Cx<'a> {
         &self,
         dp: &EntryProvider,
         slot: usize,
-        loc: Option<&ResolvedLocation>,
+        loc: Option<&LevelLocation>,
         key: &str,
     ) -> R<Option<Value>> {
         let opts = dp.options_for(loc);
         let path = match (loc, opts.get(&Value::string("path"))) {
-            (Some(l), Some(_)) if l.uri.is_none() => l.location.clone(),
+            (Some(l), Some(_)) if !l.is_uri => l.path().to_path_buf(),
             _ => {
                 return Err(LookupError::argument(
                     "'eyaml_lookup_key': one of 'path', 'paths' 'glob', 'globs' or 'mapped_paths' must be declared in hiera.yaml when using this lookup_key function",
@@ -3068,10 +3077,7 @@ impl ResolvedLevel {
                 if loc.is_uri || !loc.exists {
                     continue;
                 }
-                let Some(f) =
-                    eng.files
-                        .load(&*eng.vfs, std::path::Path::new(&loc.location), format)
-                else {
+                let Some(f) = eng.files.load(&*eng.vfs, loc.path(), format) else {
                     continue;
                 };
                 if f.doc.root.as_ref().and_then(|r| r.as_map()).is_none() {
@@ -3105,7 +3111,7 @@ impl ResolvedLevel {
                 .iter()
                 .flatten()
                 .filter(|l| l.exists && !l.is_uri)
-                .map(|l| super::vfs::text_id(&*eng.vfs, std::path::Path::new(&l.location)))
+                .map(|l| super::vfs::text_id(&*eng.vfs, l.path()))
                 .collect()
         })
     }
@@ -3199,10 +3205,23 @@ impl ResolvedLevel {
 pub struct LevelLocation {
     /// The declared (uninterpolated) path, or the expanded glob pattern.
     pub original: Arc<str>,
-    /// The absolute path, or the URI for `uri`/`uris`.
+    /// The absolute path, or the URI for `uri`/`uris` (a path that is not UTF-8 shown with
+    /// U+FFFD: [`LevelLocation::path`] is the one to read).
     pub location: String,
     pub is_uri: bool,
     pub exists: bool,
+    /// The exact path when it is not UTF-8 (`location` is then its lossy text).
+    pub(crate) raw: Option<Box<std::path::Path>>,
+}
+
+impl LevelLocation {
+    /// The file this location names (for a URI, its text as a path).
+    pub fn path(&self) -> &std::path::Path {
+        match &self.raw {
+            Some(p) => p,
+            None => std::path::Path::new(&self.location),
+        }
+    }
 }
 
 /// A key defined in a data file the hierarchy reaches.
@@ -3485,11 +3504,7 @@ impl Cx<'_> {
                 if loc.is_uri || !loc.exists {
                     continue;
                 }
-                let Some(f) = self.eng.files.load(
-                    &*self.eng.vfs,
-                    std::path::Path::new(&loc.location),
-                    format,
-                ) else {
+                let Some(f) = self.eng.files.load(&*self.eng.vfs, loc.path(), format) else {
                     continue;
                 };
                 let Some(m) = f.doc.root.as_ref().and_then(|r| r.as_map()) else {

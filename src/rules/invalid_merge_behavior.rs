@@ -651,7 +651,7 @@ fn null_lookup_options(project: &Project, sink: &mut Sink) {
                     if loc.is_uri || !loc.exists {
                         continue;
                     }
-                    let Some(&f) = by_path.get(Path::new(&loc.location)) else {
+                    let Some(&f) = by_path.get(loc.path()) else {
                         continue;
                     };
                     let Some(e) = lopts::top_entry(f) else {

@@ -511,7 +511,7 @@ fn options_entry(project: &Project, g: &Group, key: &str) -> Option<(Arc<SourceF
     for level in &g.hierarchy.levels {
         for loc in level.locations.iter().flatten() {
             if loc.exists && !loc.is_uri {
-                if let Some(f) = project.file(Path::new(&loc.location)) {
+                if let Some(f) = project.file(loc.path()) {
                     files.push(f);
                 }
             }
@@ -640,7 +640,7 @@ fn level_lists<'p>(
 ) {
     for loc in level.locations.iter().flatten() {
         if loc.exists && !loc.is_uri {
-            if let Some(list) = infos.get(&PathRef(Path::new(&loc.location))) {
+            if let Some(list) = infos.get(&PathRef(loc.path())) {
                 out.push(list);
             }
         }
