@@ -1326,7 +1326,9 @@ impl ReadIndex {
         // same `Arc` most of the time (every module's levels, common data): it has been seen,
         // and a pointer comparison spares the hash lookup (there are groups x ~750 levels on
         // the 15k corpus).
-        let mut ids: crate::engine::vfs::FastMap<&str, u32> = Default::default();
+        // Keyed by the path's bytes (its text, or its exact bytes when it is not UTF-8: two
+        // such paths may have the same lossy text).
+        let mut ids: crate::engine::vfs::FastMap<&[u8], u32> = Default::default();
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut lists: Vec<Vec<u32>> = Vec::new();
         let mut by_level: crate::engine::vfs::FastMap<usize, u32> = Default::default();
@@ -1356,10 +1358,12 @@ impl ReadIndex {
                                 .flatten()
                                 .filter(|loc| loc.exists && !loc.is_uri)
                                 .map(|loc| {
-                                    *ids.entry(loc.location.as_str()).or_insert_with(|| {
-                                        paths.push(loc.path().to_path_buf());
-                                        (paths.len() - 1) as u32
-                                    })
+                                    let path = loc.path();
+                                    *ids.entry(path.as_os_str().as_encoded_bytes())
+                                        .or_insert_with(|| {
+                                            paths.push(path.to_path_buf());
+                                            (paths.len() - 1) as u32
+                                        })
                                 })
                                 .collect(),
                         );
@@ -1634,6 +1638,9 @@ mod tests {
         assert_eq!(super::GroupSet::of(0, []).iter().count(), 0);
     }
 
+    /// A hierarchy of a node level (`nodes/<certname>.yaml`) and common data.
+    const NODE_AND_COMMON: &str = "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: c\n    path: common.yaml\n";
+
     /// An environment at `root` of YAML files (`hiera.yaml` as its config, the rest data), as
     /// the scanner would load them.
     fn env_project(root: &Path, files: &[(&str, &str)]) -> Project {
@@ -1672,10 +1679,7 @@ mod tests {
         let project = env_project(
             &root,
             &[
-                (
-                    "hiera.yaml",
-                    "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: c\n    path: common.yaml\n",
-                ),
+                ("hiera.yaml", NODE_AND_COMMON),
                 ("data/common.yaml", "c: 1\n"),
                 ("data/nodes/a.yaml", "a: 1\n"),
             ],
@@ -1711,10 +1715,7 @@ mod tests {
         let project = env_project(
             &root,
             &[
-                (
-                    "hiera.yaml",
-                    "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: c\n    path: common.yaml\n",
-                ),
+                ("hiera.yaml", NODE_AND_COMMON),
                 ("data/common.yaml", "c: 1\n"),
                 ("data/nodes/a.yaml", "a: 1\n"),
                 ("data/nodes/b.yaml", "b: 1\n"),

@@ -115,45 +115,6 @@ pub(crate) fn no_method(method: &str, recv: &Value, line: &str) -> LookupError {
 /// A location's data hash and the file it came from.
 type DataHash = (Value, Option<Arc<data::DataFile>>);
 
-/// A resolved location (`ResolvedLocation`) as the resolution makes it; the level keeps it as a
-/// [`LevelLocation`], the one copy that sessions, explanations and rules read.
-#[derive(Clone, Debug)]
-pub(crate) struct ResolvedLocation {
-    pub original: Arc<str>,
-    pub location: PathBuf,
-    pub uri: Option<String>,
-    pub exists: bool,
-}
-
-impl ResolvedLocation {
-    /// The level's copy: the path's text moved, not copied (a level was kept twice, as these
-    /// and as its `LevelLocation`s: 54,000 paths at 15k files), with the exact path beside it
-    /// only when it is not UTF-8.
-    fn into_level_location(self) -> LevelLocation {
-        let is_uri = self.uri.is_some();
-        let (location, raw) = match self.uri {
-            Some(u) => (u, None),
-            None => match self.location.into_os_string().into_string() {
-                Ok(s) => (s, None),
-                Err(os) => {
-                    let raw = PathBuf::from(os);
-                    (
-                        raw.to_string_lossy().into_owned(),
-                        Some(raw.into_boxed_path()),
-                    )
-                }
-            },
-        };
-        LevelLocation {
-            original: self.original,
-            location,
-            is_uri,
-            exists: self.exists,
-            raw,
-        }
-    }
-}
-
 /// What an entry's function is.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Func {
@@ -1570,11 +1531,7 @@ impl<'a> Cx<'a> {
             default_hierarchy: is_default,
             function_kind: kind,
             function: fname.clone(),
-            locations: locations.map(|ls: Vec<ResolvedLocation>| {
-                ls.into_iter()
-                    .map(ResolvedLocation::into_level_location)
-                    .collect()
-            }),
+            locations,
         });
         Ok(Some(ResolvedEntry {
             kind,
@@ -1626,7 +1583,7 @@ impl<'a> Cx<'a> {
         paths: &[Template],
         cfg: &LayerConfig,
         ext: Option<&str>,
-    ) -> R<Vec<ResolvedLocation>> {
+    ) -> R<Vec<LevelLocation>> {
         let mut out = Vec::with_capacity(paths.len());
         for declared in paths {
             let mut path = self.interpolated_location(declared)?;
@@ -1640,21 +1597,12 @@ impl<'a> Cx<'a> {
             if cfg.is_default() && !exists {
                 continue;
             }
-            out.push(ResolvedLocation {
-                original: declared.shared.clone(),
-                location: full,
-                uri: None,
-                exists,
-            });
+            out.push(LevelLocation::file(declared.shared.clone(), full, exists));
         }
         Ok(out)
     }
 
-    fn expand_globs(
-        &self,
-        datadir: &std::path::Path,
-        globs: &[Template],
-    ) -> R<Vec<ResolvedLocation>> {
+    fn expand_globs(&self, datadir: &std::path::Path, globs: &[Template]) -> R<Vec<LevelLocation>> {
         let mut out = Vec::new();
         for g in globs {
             let pattern = pathname_join(datadir, &self.interpolated_location(g)?);
@@ -1665,18 +1613,13 @@ impl<'a> Cx<'a> {
                 if self.eng.vfs.is_dir(&m) {
                     continue;
                 }
-                out.push(ResolvedLocation {
-                    original: Arc::from(pattern_s.as_str()),
-                    location: m,
-                    uri: None,
-                    exists: true,
-                });
+                out.push(LevelLocation::file(Arc::from(pattern_s.as_str()), m, true));
             }
         }
         Ok(out)
     }
 
-    fn expand_uris(&self, uris: &[String]) -> R<Vec<ResolvedLocation>> {
+    fn expand_uris(&self, uris: &[String]) -> R<Vec<LevelLocation>> {
         let mut out = Vec::new();
         for u in uris {
             let s = self.interpolated_location_string(u)?;
@@ -1689,11 +1632,12 @@ impl<'a> Cx<'a> {
                     ),
                 ));
             }
-            out.push(ResolvedLocation {
+            out.push(LevelLocation {
                 original: Arc::from(u.as_str()),
-                location: PathBuf::from(&s),
-                uri: Some(s),
+                location: s,
+                is_uri: true,
                 exists: true,
+                raw: None,
             });
         }
         Ok(out)
@@ -1703,7 +1647,7 @@ impl<'a> Cx<'a> {
         &self,
         datadir: &std::path::Path,
         m: &[String; 3],
-    ) -> R<Vec<ResolvedLocation>> {
+    ) -> R<Vec<LevelLocation>> {
         let prev = std::mem::replace(&mut *self.in_location.borrow_mut(), true);
         let vars = self.scope_lookup(&m[0], "mapped_path[0]");
         *self.in_location.borrow_mut() = prev;
@@ -1732,12 +1676,7 @@ impl<'a> Cx<'a> {
             *self.local.borrow_mut() = prev;
             let path = pathname_join(datadir, &r?);
             let exists = self.eng.vfs.exists(&path);
-            out.push(ResolvedLocation {
-                original: Arc::from(m[2].as_str()),
-                location: path,
-                uri: None,
-                exists,
-            });
+            out.push(LevelLocation::file(Arc::from(m[2].as_str()), path, exists));
         }
         Ok(out)
     }
@@ -3215,6 +3154,29 @@ pub struct LevelLocation {
 }
 
 impl LevelLocation {
+    /// A file location (`ResolvedLocation` with a path): the path's text kept as is, with the
+    /// exact path beside it only when it is not UTF-8. A level's locations are stored once,
+    /// here (they were also kept as `PathBuf`s for the sessions: 54,000 paths at 15k files).
+    fn file(original: Arc<str>, path: PathBuf, exists: bool) -> LevelLocation {
+        let (location, raw) = match path.into_os_string().into_string() {
+            Ok(s) => (s, None),
+            Err(os) => {
+                let raw = PathBuf::from(os);
+                (
+                    raw.to_string_lossy().into_owned(),
+                    Some(raw.into_boxed_path()),
+                )
+            }
+        };
+        LevelLocation {
+            original,
+            location,
+            is_uri: false,
+            exists,
+            raw,
+        }
+    }
+
     /// The file this location names (for a URI, its text as a path).
     pub fn path(&self) -> &std::path::Path {
         match &self.raw {
@@ -3700,6 +3662,27 @@ fn probe_split(scope: &Scope, expr: &str) -> Probe {
         };
     }
     Probe::Value(Some(v))
+}
+
+#[cfg(test)]
+mod location_tests {
+    use super::*;
+
+    /// A location whose path is not UTF-8 is shown with U+FFFD and read by its exact bytes;
+    /// a UTF-8 one keeps no second copy.
+    #[cfg(unix)]
+    #[test]
+    fn a_location_keeps_the_exact_path_only_when_it_is_not_utf8() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let exact = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/d/caf\xe9.yaml"));
+        let l = LevelLocation::file(Arc::from("x"), exact.to_path_buf(), true);
+        assert_eq!(l.location, "/d/caf\u{FFFD}.yaml");
+        assert_eq!(l.path(), exact);
+        let plain = LevelLocation::file(Arc::from("x"), PathBuf::from("/d/cafe.yaml"), false);
+        assert!(plain.raw.is_none());
+        assert_eq!(plain.path(), std::path::Path::new("/d/cafe.yaml"));
+        assert!(!plain.exists && !plain.is_uri);
+    }
 }
 
 #[cfg(test)]
