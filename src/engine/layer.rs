@@ -141,6 +141,8 @@ pub struct EntrySpec {
     /// `options` and their hash when nothing in them interpolates (`None` when something
     /// does): the same at every resolution of the level, so made once.
     pub(crate) static_options: std::sync::OnceLock<Option<(Arc<crate::value::Hash>, u64)>>,
+    /// What every resolution of this entry shares ([`EntrySpec::settings`]).
+    pub(crate) settings: std::sync::OnceLock<Arc<super::lookup::LevelSettings>>,
     pub locations: LocSpec,
     pub options: Option<Value>,
     /// v3/v4: the extension appended to paths lacking it.
@@ -149,6 +151,47 @@ pub struct EntrySpec {
     /// A problem Puppet raises when it creates this level's provider (duplicate name, unknown
     /// v4 backend).
     pub creation_error: Option<LookupError>,
+}
+
+impl EntrySpec {
+    /// The settings every resolution of this entry shares, made on the first. An entry
+    /// belongs to one layer configuration, so `place`, `cfg` and `is_default` are the same
+    /// at every call; should a caller ever pass others, it gets settings of its own.
+    pub(crate) fn settings(
+        &self,
+        place: &Place,
+        cfg: &LayerConfig,
+        is_default: bool,
+        kind: FunctionKind,
+        function: &Arc<str>,
+    ) -> Arc<super::lookup::LevelSettings> {
+        let make = || {
+            Arc::new(super::lookup::LevelSettings::new(
+                place.clone(),
+                cfg.config_path.clone(),
+                self.name.clone(),
+                is_default,
+                kind,
+                function.clone(),
+            ))
+        };
+        let s = self.settings.get_or_init(make);
+        let same_config = match (&s.config_path, &cfg.config_path) {
+            // The same `Arc` (always, for an entry of `cfg`): no path comparison.
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if s.layer == *place
+            && same_config
+            && s.default_hierarchy == is_default
+            && s.function_kind == kind
+            && s.function == *function
+        {
+            s.clone()
+        } else {
+            make()
+        }
+    }
 }
 
 /// A layer's configuration, resolved once per file (scope independent).
@@ -199,6 +242,7 @@ impl LayerConfig {
                 datadir: "data".into(),
                 joined_datadir: Default::default(),
                 static_options: Default::default(),
+                settings: Default::default(),
                 locations: LocSpec::Paths(vec!["common.yaml".into()]),
                 options: None,
                 extension: None,
@@ -224,6 +268,7 @@ impl LayerConfig {
                 datadir: "data".into(),
                 joined_datadir: Default::default(),
                 static_options: Default::default(),
+                settings: Default::default(),
                 locations: LocSpec::None,
                 options: None,
                 extension: None,
@@ -425,6 +470,7 @@ pub fn create(
                             }),
                         joined_datadir: Default::default(),
                         static_options: Default::default(),
+                        settings: Default::default(),
                         locations: LocSpec::Paths(
                             hierarchy.iter().map(|h| Template::new(&**h)).collect(),
                         ),
@@ -505,6 +551,7 @@ fn entry_spec(
         datadir,
         joined_datadir: Default::default(),
         static_options: Default::default(),
+        settings: Default::default(),
         locations,
         options: he
             .effective_options(&model.defaults)
