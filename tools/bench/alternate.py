@@ -6,6 +6,13 @@ command, the median, the mean of the faster half of its runs and the fastest run
 usage: tools/bench/alternate.py ROUNDS 'COMMAND' ['COMMAND' ...]
 e.g.:  tools/bench/alternate.py 60 "/tmp/old check $C -q --format concise" \\
            "target/release/hieralint check $C -q --format concise"
+
+Compare two commands at a time. With two, each runs as often after itself as after the other
+(A B, B A, A B, ...); with three or more, a command's neighbours differ from another's (in A B C,
+C B A, B always follows A or C, A follows A or B). On a virtual machine whose fresh memory costs
+more than memory another process has just freed, a run after a process that freed more memory
+starts faster: two builds measured with a third command in between looked 8% apart by the
+median and were within 2% when measured two at a time (docs/benchmarks.md "Session 23").
 """
 import statistics
 import subprocess
