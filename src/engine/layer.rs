@@ -155,8 +155,9 @@ pub struct EntrySpec {
 
 impl EntrySpec {
     /// The settings every resolution of this entry shares, made on the first. An entry
-    /// belongs to one layer configuration, so `place`, `cfg` and `is_default` are the same
-    /// at every call; should a caller ever pass others, it gets settings of its own.
+    /// belongs to one layer configuration (`cfg`), and the engine makes one configuration per
+    /// path and place (`Engine::create_config`), so `place`, `cfg` and `is_default` are the
+    /// same at every call; `kind` and `function` are the entry's own (`self.function`).
     pub(crate) fn settings(
         &self,
         place: &Place,
@@ -165,7 +166,7 @@ impl EntrySpec {
         kind: FunctionKind,
         function: &Arc<str>,
     ) -> Arc<super::lookup::LevelSettings> {
-        let make = || {
+        let s = self.settings.get_or_init(|| {
             Arc::new(super::lookup::LevelSettings::new(
                 place.clone(),
                 cfg.config_path.clone(),
@@ -174,23 +175,16 @@ impl EntrySpec {
                 kind,
                 function.clone(),
             ))
-        };
-        let s = self.settings.get_or_init(make);
-        let same_config = match (&s.config_path, &cfg.config_path) {
-            // The same `Arc` (always, for an entry of `cfg`): no path comparison.
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        if s.layer == *place
-            && same_config
-            && s.default_hierarchy == is_default
-            && s.function_kind == kind
-            && s.function == *function
-        {
-            s.clone()
-        } else {
-            make()
-        }
+        });
+        debug_assert!(
+            s.layer == *place
+                && s.config_path == cfg.config_path
+                && s.default_hierarchy == is_default
+                && s.function_kind == kind
+                && s.function == *function,
+            "an entry resolved for another layer configuration"
+        );
+        s.clone()
     }
 }
 
