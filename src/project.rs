@@ -74,19 +74,29 @@ impl LoadedFile {
         }
     }
 
-    /// Whether a string of the file can contain `%{`: a YAML or JSON text can only give one
-    /// that it writes, or that an escape (`"\x25{"`, `"\u0025{"`) or a `!!binary` value
-    /// decodes to (line folding inserts a space). HOCON concatenates values (`"%""{x}"`), so
-    /// its files always may. Most data files have none of the three, and seven rules look for
-    /// interpolations: one pass over the text, once, spares them the walk over the tree.
+    /// Whether a string of the file can contain `%{` ([`LoadedFile::may_contain`]), computed
+    /// once: seven rules look for interpolations, and most data files have none.
     pub fn may_interpolate(&self) -> bool {
-        *self.may_interpolate.get_or_init(|| {
-            let text = self.source.text();
-            self.doc.format == crate::loader::Format::Hocon
-                || crate::interp::has_interpolation(text)
-                || text.contains('\\')
-                || text.contains("binary")
-        })
+        *self.may_interpolate.get_or_init(|| self.may_contain("%{"))
+    }
+
+    /// Whether a string of the file (key or value) can contain `needle`: a YAML or JSON text
+    /// can only give one that it writes, or that an escape (`"\x25{"`, `"\u0025{"`) or a
+    /// `!!binary` value decodes to (line folding inserts a space or a line break, never
+    /// nothing). A binary tag need not say `binary` (`%TAG !b! tag:yaml.org,2002:bin` then
+    /// `!b!ary`, or `!!bin%61ry`: both decode, as Psych does), so any tag (every YAML tag is
+    /// written with `!`) counts. HOCON concatenates values (`"%""{x}"`), so its files always
+    /// may. One pass over the text spares a rule the walk over the tree.
+    pub fn may_contain(&self, needle: &str) -> bool {
+        let text = self.source.text().as_bytes();
+        // A vectorized search for the whole needle (a search for its first byte stopped at
+        // every `E` of a text looking for `ENC[`), then one pass for both escape and tag.
+        let written = || memchr::memmem::find(text, needle.as_bytes()).is_some();
+        match self.doc.format {
+            crate::loader::Format::Hocon => true,
+            crate::loader::Format::Json => written() || memchr::memchr(b'\\', text).is_some(),
+            _ => written() || memchr::memchr2(b'\\', b'!', text).is_some(),
+        }
     }
 
     /// The parsed hiera.yaml model and Puppet's validation errors (empty for other files).

@@ -34,6 +34,12 @@ impl Rule for MalformedEyaml {
         let Some(root) = &file.doc.root else {
             return;
         };
+        // Most data files hold no `ENC[` anywhere: one pass over the text spares the walk over
+        // every scalar (a value can only hold what the text writes, an escape or a binary tag
+        // gives: `LoadedFile::may_contain`).
+        if !file.may_contain("ENC[") {
+            return;
+        }
         let src = &file.source;
         for &at in sink.scalars(root).iter() {
             // hiera-eyaml decrypts values only; keys are interpolated, never decrypted.
@@ -322,6 +328,46 @@ fn diagnostic(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn run(path: &str, text: &str) -> Vec<(u32, u32)> {
+        use crate::project::Layer;
+        let source = std::sync::Arc::new(crate::span::SourceFile::new(path, text));
+        let format = crate::loader::Format::from_extension(std::path::Path::new(path))
+            .unwrap_or(crate::loader::Format::Yaml);
+        let doc = crate::loader::load(format, &source);
+        let file = LoadedFile::new(source, doc, FileRole::Data, Layer::Environment, None);
+        let mut sink = Sink::default();
+        MalformedEyaml.check_data_file(&Project::default(), &file, &mut sink);
+        sink.diagnostics
+            .iter()
+            .map(|d| (d.primary.span.start, d.primary.span.end))
+            .collect()
+    }
+
+    /// The pass over the text that lets a file skip the walk over its scalars misses no value
+    /// that decodes to `ENC[`: written, escaped, or behind a binary tag however it is spelled.
+    #[test]
+    fn values_that_decode_to_enc_are_checked_however_written() {
+        let bad = "ENC[PKCS7,QU_JD]";
+        assert_eq!(run("t.yaml", &format!("a: {bad}\n")), vec![(3, 19)]);
+        assert_eq!(
+            run("t.yaml", "a: \"\\x45NC[PKCS7,QU_JD]\"\n"),
+            vec![(3, 24)]
+        );
+        assert_eq!(run("t.json", "{\"a\": \"\\u0045NC[]\"}"), vec![(6, 18)]);
+        // base64 of `ENC[]`: `!!binary`, a `%TAG` handle and a URI-escaped tag all decode it.
+        assert_eq!(run("t.yaml", "a: !!binary RU5DW10=\n").len(), 1);
+        assert_eq!(
+            run(
+                "t.yaml",
+                "%TAG !b! tag:yaml.org,2002:bin\n---\na: !b!ary RU5DW10=\n"
+            )
+            .len(),
+            1
+        );
+        assert_eq!(run("t.yaml", "a: !!bin%61ry RU5DW10=\n").len(), 1);
+        assert_eq!(run("t.yaml", "a: plain\nb: [1, 2]\n"), vec![]);
+    }
 
     #[test]
     fn base64_is_decoded_as_ruby_decode64() {

@@ -37,6 +37,11 @@ fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
     let Some(root) = &file.doc.root else {
         return;
     };
+    // A file whose strings cannot hold `%{` has no plain scalar that does: one pass over the
+    // text (made once for the interpolation rules) spares the walk over every scalar.
+    if !file.may_interpolate() {
+        return;
+    }
     let src = &file.source;
     for &at in sink.scalars(root).iter() {
         // Only YAML plain scalars: quoted and block scalars keep `%` as text, and JSON/HOCON
