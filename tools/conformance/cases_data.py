@@ -76,6 +76,26 @@ nested_dup: {k: 1, k: 2}
 }, [L(k) for k in ['base', 'derived', 'multi_merge', 'uses_list', 'dup', 'nested_dup']],
   readme='anchors, aliases, << merge keys, duplicate keys last-wins (reference §6.1).')
 
+case('yaml/binary-tags', {
+    'hiera.yaml': H1,
+    # Base64 of "hello", "%{lookup("a")}" and "%{lookup("loop_binary")}": a binary tag decodes
+    # however it is spelled (!!binary, a %TAG handle, a URI escape), and what it decodes to is
+    # interpolated like any string.
+    'data/common.yaml': r"""%TAG !b! tag:yaml.org,2002:bin
+---
+a: value of a
+plain_binary: !!binary aGVsbG8=
+handle_binary: !b!ary aGVsbG8=
+escaped_binary: !!bin%61ry aGVsbG8=
+interp_handle: !b!ary JXtsb29rdXAoImEiKX0=
+interp_escaped: !!bin%61ry JXtsb29rdXAoImEiKX0=
+loop_binary: !b!ary JXtsb29rdXAoImxvb3BfYmluYXJ5Iil9
+""",
+}, [L(k) for k in ['plain_binary', 'handle_binary', 'escaped_binary', 'interp_handle',
+                   'interp_escaped', 'loop_binary']],
+  readme='binary tags spelled through a %TAG handle or a URI escape decode like !!binary, and '
+         'the decoded text is interpolated (reference §6.1).')
+
 def mod_file(name, text):
     return {'modules/%s/hiera.yaml' % name: MOD_H, 'modules/%s/data/common.yaml' % name: text}
 
