@@ -363,6 +363,39 @@ fn non_utf8_paths() {
     assert!(d[0].message.contains("not valid UTF-8"), "{}", d[0].message);
 }
 
+/// An environment whose directory name is not UTF-8: the engine reads its files by their exact
+/// paths (it once joined the datadir as lossy text, which names no file, so every key was
+/// missing and the engine-backed rules found nothing).
+#[cfg(unix)]
+#[test]
+fn environment_under_a_non_utf8_directory() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = TempDir::new("hostile-non-utf8-env");
+    let env = tmp.0.join(OsStr::from_bytes(b"caf\xe9"));
+    std::fs::create_dir_all(env.join("data")).unwrap();
+    std::fs::write(
+        env.join("hiera.yaml"),
+        "version: 5\nhierarchy:\n  - name: c\n    path: common.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        env.join("data/common.yaml"),
+        "k: 1\nl: \"%{lookup('l')}\"\n",
+    )
+    .unwrap();
+    let o = lookup(&env, "k", Limits::default());
+    assert_eq!(o.value(), Some(&Value::Integer(1)), "{:?}", o.result);
+    let r = check_dir(&env, Limits::default());
+    let loops: Vec<_> = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule.name == "interpolation-loop")
+        .collect();
+    assert_eq!(loops.len(), 1, "{:?}", r.diagnostics);
+    assert_eq!(loops[0].primary.file.path, env.join("data/common.yaml"));
+}
+
 /// Latin-1 text in YAML, JSON and HOCON: an encoding issue at the first bad byte in each.
 #[test]
 fn non_utf8_contents() {

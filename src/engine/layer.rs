@@ -135,9 +135,9 @@ pub struct EntrySpec {
     /// The datadir before interpolation, relative to the config root.
     pub datadir: String,
     /// `datadir` joined to the root of the configuration holding this entry (Ruby's
-    /// `Pathname#+`, as text), and whether that text holds `%{`: made once, not on every
-    /// resolution of the level (one per data-implied node for a node-file level).
-    pub(crate) joined_datadir: std::sync::OnceLock<(String, bool)>,
+    /// `Pathname#+`), exact, and its text when that holds `%{` (to interpolate): made once,
+    /// not on every resolution of the level (one per data-implied node for a node-file level).
+    pub(crate) joined_datadir: std::sync::OnceLock<(std::path::PathBuf, Option<String>)>,
     /// `options` and their hash when nothing in them interpolates (`None` when something
     /// does): the same at every resolution of the level, so made once.
     pub(crate) static_options: std::sync::OnceLock<Option<(Arc<crate::value::Hash>, u64)>>,

@@ -1443,21 +1443,21 @@ impl<'a> Cx<'a> {
                 None,
             ));
         };
-        // `e` is an entry of `cfg` (its root never changes), so the joined text is made once.
-        let (joined, interpolates) = e.joined_datadir.get_or_init(|| {
-            let joined = pathname_join(&cfg.root, &e.datadir)
-                .to_string_lossy()
-                .into_owned();
-            let interpolates = crate::interp::has_interpolation(&joined);
-            (joined, interpolates)
+        // `e` is an entry of `cfg` (its root never changes), so the join is made once. The
+        // joined path is kept exact (an environment directory whose name is not UTF-8 names
+        // its files); only a datadir that interpolates goes through its text.
+        let (joined, template) = e.joined_datadir.get_or_init(|| {
+            let joined = pathname_join(&cfg.root, &e.datadir);
+            let text = joined.to_string_lossy();
+            let template = crate::interp::has_interpolation(&text).then(|| text.into_owned());
+            (joined, template)
         });
-        let datadir = if !interpolates {
-            PathBuf::from(joined)
-        } else {
-            match self.interpolate_config_str(joined, false)? {
+        let datadir = match template {
+            None => joined.clone(),
+            Some(t) => match self.interpolate_config_str(t, false)? {
                 Value::String(s) => PathBuf::from(&*s),
                 other => PathBuf::from(other.to_ruby_s()),
-            }
+            },
         };
         let locations = match &e.locations {
             LocSpec::None => None,
@@ -3147,7 +3147,7 @@ impl ResolvedLevel {
         if loc.is_uri {
             return Some(InSignature::Always(0));
         }
-        loc.exists.then(|| quiet_location(eng, self, &loc.location))
+        loc.exists.then(|| quiet_location(eng, self, loc.path()))
     }
 
     pub(crate) fn index(&self, eng: &Engine) -> &LevelIndex {
@@ -3538,7 +3538,11 @@ impl Cx<'_> {
 /// global and environment layers, when the file reads as a Hash. Always counted: a module's
 /// data (its keys outside the module's namespace make Puppet warn, §2.4), a file that does not
 /// parse or is not a Hash (Puppet fails or warns whatever the key), any other backend.
-pub(crate) fn quiet_location(eng: &Engine, level: &ResolvedLevel, location: &str) -> InSignature {
+pub(crate) fn quiet_location(
+    eng: &Engine,
+    level: &ResolvedLevel,
+    path: &std::path::Path,
+) -> InSignature {
     let format = match (level.function_kind, &*level.function) {
         _ if matches!(level.layer, Place::Module(_)) => None,
         (FunctionKind::DataHash, "yaml_data") if level.no_options => Some(Format::Yaml),
@@ -3547,7 +3551,6 @@ pub(crate) fn quiet_location(eng: &Engine, level: &ResolvedLevel, location: &str
         (FunctionKind::LookupKey, "eyaml_lookup_key") => Some(Format::Yaml),
         _ => None,
     };
-    let path = std::path::Path::new(location);
     let Some(format) = format else {
         return InSignature::Always(super::vfs::text_id(&*eng.vfs, path));
     };
@@ -3718,6 +3721,44 @@ mod location_tests {
         assert!(plain.raw.is_none());
         assert_eq!(plain.path(), std::path::Path::new("/d/cafe.yaml"));
         assert!(!plain.exists && !plain.is_uri);
+    }
+
+    /// A level's index reads a file whose path is not UTF-8 (here the environment's directory
+    /// name) by its exact path: its keys are indexed, not counted as an unreadable file that
+    /// enters every data signature (it once opened the lossy text, which names no file).
+    #[cfg(unix)]
+    #[test]
+    fn the_level_index_reads_a_file_whose_path_is_not_utf8() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let base = std::env::temp_dir().join(format!("hieralint-nonutf8-{}", std::process::id()));
+        let root = base.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(root.join("data")).unwrap();
+        std::fs::write(
+            root.join("hiera.yaml"),
+            "version: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("data/common.yaml"), "k: 1\n").unwrap();
+        let engine = Engine::on_disk(
+            super::super::EnvironmentSpec::standalone(&root, "production"),
+            super::super::EngineOptions::default(),
+        );
+        let h = engine
+            .session(Arc::new(crate::engine::Scope::default()))
+            .fresh_hierarchy();
+        let level = h
+            .levels
+            .iter()
+            .find(|l| &*l.name == "common")
+            .expect("the common level")
+            .clone();
+        let loc = &level.locations.as_ref().expect("a path level")[0];
+        assert!(loc.exists && loc.raw.is_some(), "{loc:?}");
+        let ix = level.index(&engine);
+        assert!(ix.always.is_empty(), "{ix:?}");
+        assert!(ix.by_key.contains_key(&Value::string("k")), "{ix:?}");
+        let _ = std::fs::remove_dir_all(&base);
     }
 }
 
