@@ -190,3 +190,35 @@ fn global_layer_like_puppet_lookup() {
     let want = std::fs::read_to_string(root.join("explain-shared.txt")).unwrap();
     assert_eq!(out.replace(&root.display().to_string(), "<ROOT>"), want);
 }
+
+/// The contract: `--puppet 7|8`, default 8. Puppet 8 fails a lookup whose data names an
+/// undefined variable; Puppet 7 warns and interpolates `''` (reference §11).
+#[test]
+fn the_command_models_puppet_8_unless_told_7() {
+    let dir = std::env::temp_dir().join(format!("hieralint-cli-default-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(dir.join("hiera.yaml"), "version: 5\n").unwrap();
+    std::fs::write(dir.join("data/common.yaml"), "a: \"x%{nope}y\"\n").unwrap();
+    let lookup = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hieralint"))
+            .arg("lookup")
+            .arg("a")
+            .args(extra)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = lookup(&[]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("Undefined variable 'nope'"), "{stderr}");
+    assert_eq!(lookup(&["--puppet", "8"]).0, Some(1));
+    let (code, stdout, _) = lookup(&["--puppet", "7"]);
+    assert_eq!((code, stdout.as_str()), (Some(0), "--- xy\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -68,7 +68,10 @@ pub struct LookupArgs {
     #[arg(long = "render-as", value_name = "FORMAT")]
     pub render_as: Option<String>,
     /// The Puppet version to model where 7 and 8 differ
-    #[arg(long, value_name = "7|8", default_value_t = 7, value_parser = clap::value_parser!(u8).range(7..=8))]
+    // Puppet 8 by default, as `check` and the contract have it; Puppet 7.23 answers
+    // (what fixtures/conformance records) need `--puppet 7` (reference §11: strict undefined
+    // variables, non-hash data files).
+    #[arg(long, value_name = "7|8", default_value_t = 8, value_parser = clap::value_parser!(u8).range(7..=8))]
     pub puppet: u8,
     /// Look up every key of this file (one a line), each on its own
     #[arg(long = "keys-file", value_name = "FILE")]
@@ -104,10 +107,11 @@ pub struct Usage(pub String);
 
 /// [`run`], writing to `out` (for tests).
 pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
-    let puppet = if args.puppet == 8 {
-        PuppetVersion::V8
-    } else {
+    // 0 (`LookupArgs::default()`) is the default, as in `check`: Puppet 8.
+    let puppet = if args.puppet == 7 {
         PuppetVersion::V7
+    } else {
+        PuppetVersion::V8
     };
     if (args.sort_merged_arrays || args.merge_hash_arrays || args.knock_out_prefix.is_some())
         && args.merge.as_deref() != Some("deep")

@@ -119,15 +119,15 @@ if [ "$lookups" = 1 ] && command -v puppet >/dev/null && [ -f "$corpus/lookup-ke
       ruby /work/shared/oracle/lookup-batch.rb "$codedir" production "$fset" "$keys" \
       > "$out/oracle-answers.jsonl" || true
   done
-  "$hl" lookup --codedir "$codedir" --facts "$fset" --keys-file "$keys" --format jsonl \
+  "$hl" lookup --puppet 7 --codedir "$codedir" --facts "$fset" --keys-file "$keys" --format jsonl \
     > "$out/hieralint-answers.jsonl" || true
   hyperfine --ignore-failure --warmup 1 --runs 3 --style basic --export-json "$out/lookup.json" \
     --command-name "hieralint lookup ($nkeys keys, one process)" \
-    "$hl lookup --codedir $codedir --facts $fset --keys-file $keys --format jsonl" \
+    "$hl lookup --puppet 7 --codedir $codedir --facts $fset --keys-file $keys --format jsonl" \
     --command-name "Puppet oracle batch ($nkeys keys, one process)" \
     "ORACLE_WARNINGS_FILE=/dev/null ruby /work/shared/oracle/lookup-batch.rb $codedir production $fset $keys" \
     --command-name "hieralint lookup (1 key)" \
-    "$hl lookup --codedir $codedir --facts $fset $key" \
+    "$hl lookup --puppet 7 --codedir $codedir --facts $fset $key" \
     --command-name "puppet lookup (1 key)" \
     "puppet lookup --codedir $codedir --environment production --facts $fset $key" >&2
   printf 'keys\t%s\nfacts\t%s\n' "$nkeys" "$(basename "$fset")" >> "$out/lookups.txt"
