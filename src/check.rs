@@ -177,7 +177,14 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
     crate::timing::mark("file rules");
     all.extend(run_project_rules_with(project, enabled, sites.as_ref()));
-    diag::sort_and_dedup(&mut all);
+    let ((), ()) = rayon::join(
+        || diag::sort_and_dedup(&mut all),
+        || {
+            if let Some(s) = sites {
+                s.free()
+            }
+        },
+    );
     all
 }
 

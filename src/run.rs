@@ -268,12 +268,23 @@ pub fn run(opts: &RunOptions) -> RunResult {
         .into_iter()
         .filter(|s| in_scope(&s.diagnostic.primary.file.path))
         .collect();
-    let files: Vec<PathBuf> = project
-        .files
-        .iter()
-        .map(|f| f.source.path.clone())
-        .filter(|p| in_scope(p))
-        .collect();
+    let files: Vec<PathBuf> = if scope.is_none() {
+        // Every file: copied in parallel (15k paths took 2 ms on one thread at the end of a
+        // run).
+        use rayon::prelude::*;
+        project
+            .files
+            .par_iter()
+            .map(|f| f.source.path.clone())
+            .collect()
+    } else {
+        project
+            .files
+            .iter()
+            .map(|f| f.source.path.clone())
+            .filter(|p| in_scope(p))
+            .collect()
+    };
 
     let config_error = !opts.config_diagnostics.is_empty();
     all.extend(opts.config_diagnostics.iter().cloned());

@@ -586,8 +586,23 @@ pub fn apply(project: &Project, diags: Vec<Diagnostic>, cx: &Context) -> Outcome
     let mut out = Outcome::default();
     let mut files: Vec<FileDirectives> = Vec::new();
     let mut by_path: HashMap<&std::path::Path, usize> = HashMap::new();
-    for f in &project.files {
-        if let Some(fd) = collect_file(&f.source, &f.doc, cx, &mut out.directive_diagnostics) {
+    // Every file's comments, in parallel (serial, reading 15k files' comment lists was 2 ms at
+    // the end of a run), then taken in file order: the same result whatever the thread count.
+    let collected: Vec<(Option<FileDirectives>, Vec<Diagnostic>)> = {
+        use rayon::prelude::*;
+        project
+            .files
+            .par_iter()
+            .map(|f| {
+                let mut diags = Vec::new();
+                let fd = collect_file(&f.source, &f.doc, cx, &mut diags);
+                (fd, diags)
+            })
+            .collect()
+    };
+    for (f, (fd, diags)) in project.files.iter().zip(collected) {
+        out.directive_diagnostics.extend(diags);
+        if let Some(fd) = fd {
             by_path.insert(f.source.path.as_path(), files.len());
             files.push(fd);
         }

@@ -158,6 +158,13 @@ impl<'a> SharedSites<'a> {
     pub fn get(&self, i: usize) -> Option<&[interp_sites::Site<'a>]> {
         self.per_file.get(i).map(Vec::as_slice)
     }
+
+    /// Frees the sites file by file in parallel: dropped at once, they held the end of a run
+    /// (serial after the project rules) 1.7 ms at 15k files.
+    pub fn free(self) {
+        use rayon::prelude::*;
+        self.per_file.into_par_iter().for_each(drop);
+    }
 }
 
 /// Walks of one file that several file rules make (seven list its scalars, four its
