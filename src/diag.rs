@@ -131,6 +131,32 @@ impl Diagnostic {
     }
 }
 
+/// Shows the files `shown` names (by the path the scan gave them) under the spelling it maps
+/// them to, in every label: the scan keeps one spelling per file for the engine (hierarchy
+/// paths are joined to the environment's spelling), and the user sees the one they typed
+/// (`scan::Scan::respell`). Sort again afterwards: the order is by displayed path.
+pub fn respell<'a>(
+    diags: impl Iterator<Item = &'a mut Diagnostic>,
+    shown: &std::collections::BTreeMap<PathBuf, PathBuf>,
+) {
+    if shown.is_empty() {
+        return;
+    }
+    let mut made: std::collections::BTreeMap<PathBuf, Arc<SourceFile>> = Default::default();
+    let mut fix = |label: &mut Label| {
+        if let Some(to) = shown.get(&label.file.path) {
+            let f = made
+                .entry(label.file.path.clone())
+                .or_insert_with(|| Arc::new(label.file.respelled(to)));
+            label.file = f.clone();
+        }
+    };
+    for d in diags {
+        fix(&mut d.primary);
+        d.secondary.iter_mut().for_each(&mut fix);
+    }
+}
+
 /// Sorts diagnostics into the contract order and removes exact duplicates (the same finding
 /// reached from two fact sets or two layers).
 pub fn sort_and_dedup(diags: &mut Vec<Diagnostic>) {

@@ -247,7 +247,14 @@ pub fn run(opts: &RunOptions) -> RunResult {
         ..check::CheckOptions::default()
     };
     let found = check::check_loaded(&mut project, &scanned.errors, &to_run, &check_opts);
-    let (mut all, inline_suppressed) = settle(&project, found, &opts.settings, &known, &enabled);
+    let (mut all, mut inline_suppressed) =
+        settle(&project, found, &opts.settings, &known, &enabled);
+    // File arguments shown as they were typed (`Scan::respell`); sorted again below.
+    diag::respell(all.iter_mut(), &scanned.respell);
+    diag::respell(
+        inline_suppressed.iter_mut().map(|s| &mut s.diagnostic),
+        &scanned.respell,
+    );
 
     // the reporting scope: the stdin file, or the file arguments
     let scope: Option<BTreeSet<PathBuf>> = match &stdin_id {

@@ -692,6 +692,15 @@ pub struct Scan {
     /// With `file_context`, the files named on the command line ([`paths::identity`] form):
     /// only diagnostics whose primary file is one of them are reported. `None`: everything.
     pub scope: Option<BTreeSet<PathBuf>>,
+    /// With `file_context`, file arguments the scan reached under another spelling (the
+    /// argument `data/common.yaml` for the file loaded as `./data/common.yaml` with its
+    /// environment `.`): the loaded path and the argument. The project keeps the loaded
+    /// spelling, which the engine's hierarchy paths (the environment's spelling joined with
+    /// the level's path) name; reports show the argument's (`diag::respell`). Renaming the
+    /// loaded file instead hid every finding that goes through those paths (interpolation
+    /// loops, lookups of missing keys, unreachable files) when pre-commit passed
+    /// `data/common.yaml`.
+    pub respell: BTreeMap<PathBuf, PathBuf>,
 }
 
 /// Where the context of a file argument is: the nearest ancestor directory holding `hiera.yaml`
@@ -873,6 +882,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
     let early = early.into_inner().unwrap_or_default();
     crate::timing::mark("walk and plan");
     let mut scope = None;
+    let mut respell = BTreeMap::new();
     if opts.file_context && !file_args.is_empty() {
         // the file arguments are the scope; spell them as given, and check the ones the
         // environment does not load as Hiera files (outside any datadir) as loose files
@@ -884,7 +894,11 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         for f in &file_args {
             let id = paths::identity(f);
             match ids.get(&id) {
-                Some(&i) => planned[i].path = (*f).clone(),
+                Some(&i) => {
+                    if planned[i].path != **f {
+                        respell.insert(planned[i].path.clone(), (*f).clone());
+                    }
+                }
                 None => {
                     let (role, layer, env_root) = role_of_unlisted(f, overlay);
                     ids.insert(id.clone(), planned.len());
@@ -921,6 +935,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         project: Project::new(files),
         errors,
         scope,
+        respell,
     }
 }
 

@@ -98,6 +98,19 @@ impl SourceFile {
         }
     }
 
+    /// The same file shown under another spelling of its path (a file argument spelt
+    /// `data/common.yaml` for a file the scan reached as `./data/common.yaml`).
+    pub fn respelled(&self, path: impl Into<PathBuf>) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            text: self.text.clone(),
+            line_starts: self.line_starts.clone(),
+            invalid_utf8_at: self.invalid_utf8_at,
+            invalid_utf8_problem: self.invalid_utf8_problem,
+            had_bom: self.had_bom,
+        }
+    }
+
     /// Decodes raw bytes: strips a UTF-8 BOM, remembering it in `had_bom` (Ruby's JSON parser, as
     /// Puppet calls it, fails on a BOM: see `loader::json`), and replaces invalid UTF-8,
     /// remembering where the first invalid sequence was.

@@ -462,3 +462,72 @@ fn stdin_buffer_replaces_the_file_in_its_project() {
         "the file on disk is not touched"
     );
 }
+
+/// Cross-file findings on a file argument, however the argument is spelt: pre-commit passes
+/// `data/common.yaml` from the repository root, where the environment is `.` and the scan
+/// reaches the file as `./data/common.yaml`. Renaming the loaded file to the argument hid the
+/// interpolation loop and the lookup of a missing key (the engine's hierarchy paths name the
+/// loaded spelling), so the hook passed on a repository with an interpolation loop.
+#[test]
+fn file_arguments_keep_cross_file_findings_whatever_their_spelling() {
+    let repo = crate_root().join("fixtures/example-control-repo");
+    let run_in = |cwd: &std::path::Path, args: &[&str], stdin: Option<&str>| {
+        let mut c = Command::new(BIN);
+        c.arg("check")
+            .args(["--format", "concise"])
+            .args(args)
+            .current_dir(cwd)
+            .env_remove("GITHUB_ACTIONS")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let mut input = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            input.write_all(text.as_bytes()).unwrap();
+        }
+        drop(input);
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    let absolute = repo.join("data/common.yaml");
+    let absolute = absolute.to_str().unwrap();
+    let parent = repo.parent().unwrap();
+    let from_parent = "example-control-repo/data/common.yaml";
+    let dotted_from_parent = "./example-control-repo/data/common.yaml";
+    for (cwd, arg) in [
+        (repo.as_path(), "data/common.yaml"),
+        (repo.as_path(), "./data/common.yaml"),
+        (repo.as_path(), absolute),
+        (parent, from_parent),
+        (parent, dotted_from_parent),
+    ] {
+        let out = run_in(cwd, &[arg], None);
+        // shown as typed, with the cross-file findings
+        assert!(
+            out.contains(&format!("{arg}:28:29: error[H205/interpolation-loop]")),
+            "{arg}: {out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "{arg}:34:27: warning[H204/interpolated-key-not-found]"
+            )),
+            "{arg}: {out}"
+        );
+    }
+    let text = std::fs::read_to_string(absolute).unwrap();
+    let out = run_in(
+        &repo,
+        &["--stdin-filename", "data/common.yaml"],
+        Some(&text),
+    );
+    assert!(
+        out.contains("data/common.yaml:28:29: error[H205/interpolation-loop]"),
+        "{out}"
+    );
+    // the file's place still comes from the scan: a node file the hierarchy never reads
+    let out = run_in(&repo, &["data/nodes/db01.example.com.yml"], None);
+    assert!(
+        out.contains("data/nodes/db01.example.com.yml:1:1: warning[H103/unreachable-data-file]"),
+        "{out}"
+    );
+}
