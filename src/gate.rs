@@ -69,8 +69,26 @@ pub fn run_check_with(
         });
     }
     for p in &paths {
-        if Some(p) != args.stdin_filename.as_ref() && std::fs::metadata(p).is_err() {
-            return Err(format!("cannot read `{}`", p.display()));
+        if Some(p) == args.stdin_filename.as_ref() {
+            continue;
+        }
+        // A root hieralint cannot read is its own failure (exit 2), not a finding: one that
+        // does not exist, and one that exists but cannot be listed or opened (permissions).
+        // Only regular files are opened: opening a FIFO blocks.
+        let readable = std::fs::metadata(p).and_then(|m| {
+            if m.is_dir() {
+                std::fs::read_dir(p).map(drop)
+            } else if m.is_file() {
+                std::fs::File::open(p).map(drop)
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = readable {
+            return Err(match e.kind() {
+                std::io::ErrorKind::NotFound => format!("cannot read `{}`", p.display()),
+                _ => format!("cannot read `{}`: {e}", p.display()),
+            });
         }
     }
 

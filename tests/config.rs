@@ -232,3 +232,32 @@ fn an_empty_or_comment_only_config_is_the_defaults() {
     assert_eq!(d.len(), 1, "a syntax error is one H903");
     assert_eq!(d[0].rule.code, "H903");
 }
+
+/// The "complete example" of docs/configuration.md is a configuration hieralint accepts: it
+/// once set an option no rule has (`allow`), which is an error (H903, exit 2).
+#[test]
+fn the_documented_complete_example_loads_without_errors() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md"),
+    )
+    .unwrap();
+    let after = doc.split("A complete example:").nth(1).unwrap();
+    let example = after
+        .split("```yaml\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    assert!(
+        example.contains("key-outside-module-namespace"),
+        "{example}"
+    );
+    let t = TempDir::new("cfg-doc-example");
+    // the paths the example names
+    t.write("facts/web01.json", "{}");
+    t.write(".hieralint.yaml", example);
+    let (s, d) = settings::load(&t.0.join(".hieralint.yaml"), &run::known_rules(&[])).unwrap();
+    assert!(d.is_empty(), "{:?}", all_at(&d));
+    assert_eq!(s.puppet, Some(7));
+}

@@ -531,3 +531,62 @@ fn file_arguments_keep_cross_file_findings_whatever_their_spelling() {
         "{out}"
     );
 }
+
+/// The contract: exit 2 when hieralint itself cannot do its job, an unreadable root included.
+/// A root that exists but cannot be listed (or opened) was a finding (H008) and exit 1.
+/// Permissions mean nothing to root, so as root the check runs as `nobody` (`setpriv`); the
+/// test says so and passes over the case where neither is possible.
+#[test]
+fn an_unreadable_root_exits_2() {
+    let dir = std::env::temp_dir().join(format!("hieralint-unreadable-{}", std::process::id()));
+    let env = dir.join("env");
+    std::fs::create_dir_all(env.join("data")).unwrap();
+    std::fs::write(env.join("hiera.yaml"), "version: 5\n").unwrap();
+    std::fs::write(env.join("data/common.yaml"), "a: 1\n").unwrap();
+    std::fs::write(dir.join("f.yaml"), "a: 1\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    for p in [&dir, &env] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let as_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let setpriv = std::path::Path::new("/usr/bin/setpriv").exists();
+    if as_root && !setpriv {
+        eprintln!("skipped: running as root without setpriv, permissions cannot be denied");
+        return;
+    }
+    let check = |root: &std::path::Path| {
+        let mut c = if as_root {
+            let mut c = Command::new("/usr/bin/setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
+            c
+        } else {
+            Command::new(BIN)
+        };
+        let out = c
+            .args(["check", "--format", "concise"])
+            .arg(root)
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // readable: checked (exit 0)
+    assert_eq!(check(&env).0, Some(0));
+    std::fs::set_permissions(&env, std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::fs::set_permissions(dir.join("f.yaml"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    for root in [env.clone(), dir.join("f.yaml")] {
+        let (code, stdout, stderr) = check(&root);
+        assert_eq!(code, Some(2), "{}: {stdout}{stderr}", root.display());
+        assert!(stderr.contains("cannot read"), "{stderr}");
+        assert!(stderr.contains("Permission denied"), "{stderr}");
+    }
+    std::fs::set_permissions(&env, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
