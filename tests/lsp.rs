@@ -266,7 +266,7 @@ fn initialize_negotiates_utf16_and_shutdown_exits_zero() {
     assert_eq!(caps["referencesProvider"], true);
     assert_eq!(
         caps["codeActionProvider"]["codeActionKinds"],
-        json!(["quickfix"])
+        json!(["quickfix", "source.fixAll"])
     );
     assert_eq!(init["serverInfo"]["name"], "hieralint");
     assert_eq!(client.finish().code(), Some(0));

@@ -208,7 +208,12 @@ fn capabilities(enc: Encoding) -> ServerCapabilities {
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            // Every kind `code_actions` returns: a client that filters on this list (VS Code's
+            // `editor.codeActionsOnSave` does) would otherwise never ask for the fix-all.
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::SOURCE_FIX_ALL,
+            ]),
             ..Default::default()
         })),
         ..Default::default()
