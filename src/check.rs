@@ -135,6 +135,52 @@ fn run_project_rules_with<'a>(
         .collect()
 }
 
+/// The hierarchy levels the analysis could not resolve because hieralint stopped at one of its
+/// bounds (a glob matching or visiting too much, docs/limits.md): H008 at the glob, once per
+/// place. Every lookup through such a layer fails in the engine, and the rules that look keys up
+/// pass over failed lookups, so without this the limit would hide their findings silently.
+fn limit_diagnostics(project: &Project) -> Vec<Diagnostic> {
+    let Some(analysis) = project.built_analysis() else {
+        return Vec::new();
+    };
+    let mut seen: std::collections::BTreeSet<(PathBuf, u32, u32, String)> = Default::default();
+    let mut out = Vec::new();
+    for env in &analysis.envs {
+        for group in &env.groups {
+            for (_, e) in &group.hierarchy.errors {
+                let (true, Some((file, span))) = (e.limit, &e.source) else {
+                    continue;
+                };
+                let key = (file.path.clone(), span.start, span.end, e.message.clone());
+                if !seen.insert(key) {
+                    continue;
+                }
+                let what = e
+                    .message
+                    .strip_suffix("; hieralint stops this lookup (docs/limits.md)")
+                    .unwrap_or(&e.message);
+                out.push(
+                    Diagnostic::new(
+                        &rules::unreadable_file::META,
+                        file,
+                        *span,
+                        format!("{what}: the files of this level were not read"),
+                    )
+                    .note(
+                        "every lookup through this hierarchy fails in hieralint, so the rules \
+                         that look keys up do not check them; Puppet has no such bound",
+                    )
+                    .note(
+                        "help: narrow the glob, or raise the limit under `limits:` in \
+                         .hieralint.yaml (docs/limits.md)",
+                    ),
+                );
+            }
+        }
+    }
+    out
+}
+
 /// Runs the rules over a loaded project.
 pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagnostic> {
     crate::progress::phase("checking", project.files.len() + enabled.len());
@@ -177,6 +223,7 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
     crate::timing::mark("file rules");
     all.extend(run_project_rules_with(project, enabled, sites.as_ref()));
+    all.extend(limit_diagnostics(project));
     let ((), ()) = rayon::join(
         || diag::sort_and_dedup(&mut all),
         || {

@@ -189,6 +189,11 @@ impl Project {
             .get_or_init(|| crate::analysis::analyze(self, &self.fact_sets, self.puppet()))
     }
 
+    /// The analysis, when a rule has built it.
+    pub fn built_analysis(&self) -> Option<&crate::analysis::Analysis> {
+        self.analysis.get()
+    }
+
     /// Puts `file` in the project in place of the file with the same path (or adds it, keeping
     /// the files sorted by path), and forgets the analysis built from the old content. The
     /// language server re-checks an edited buffer this way without reloading anything else.

@@ -529,7 +529,16 @@ fn datadir_at_root() {
     siblings_still_checked(&r, &tmp.0);
     let cfg = tmp.0.join("hiera.yaml");
     let d = h008(&r, &cfg);
-    assert_eq!(d.len(), 1, "{:?}", r.diagnostics);
+    // the datadir, and the glob the engine stopped at its limit (`/**/*` matches more than
+    // `max_glob_results` paths), each at its place
+    assert_eq!(d.len(), 2, "{:?}", r.diagnostics);
+    let glob = d[1].primary.file.line_col(d[1].primary.span.start as usize);
+    assert_eq!((glob.line, glob.column), (11, 11), "{}", d[1].message);
+    assert!(
+        d[1].message.contains("(limit `max_glob_"),
+        "{}",
+        d[1].message
+    );
     assert!(d[0].message.contains("datadir `/`"), "{}", d[0].message);
     let lc = d[0].primary.file.line_col(d[0].primary.span.start as usize);
     assert_eq!((lc.line, lc.column), (10, 14));
@@ -1269,4 +1278,58 @@ fn reads_past_the_byte_budget_fail_the_lookup() {
         "{:?}",
         r.diagnostics
     );
+}
+
+/// A glob stopped at a limit while the check resolves hierarchies is a diagnostic at the glob
+/// (H008), not a silent truncation: every lookup through that layer fails in hieralint, and
+/// the rules that look keys up pass over failed lookups, so a missing key's H204 vanished with
+/// nothing said.
+#[test]
+fn a_glob_limit_in_the_check_is_reported_at_the_glob() {
+    let tmp = case("glob-all");
+    // no unparsable file in the glob's reach (it fails every lookup, limit or not), and a
+    // lookup of a key that has no value
+    std::fs::remove_file(tmp.0.join("data/bad.yaml")).unwrap();
+    let common = tmp.0.join("data/common.yaml");
+    let mut text = std::fs::read_to_string(&common).unwrap();
+    text.push_str("x::b: \"%{lookup('nope::nope')}\"\n");
+    std::fs::write(&common, text).unwrap();
+    let found = |limits: Limits| -> Vec<(String, String, usize, usize)> {
+        let r = check_dir(&tmp.0, limits);
+        r.diagnostics
+            .iter()
+            .map(|d| {
+                let at = d.primary.file.line_col(d.primary.span.start as usize);
+                (
+                    d.rule.code.to_string(),
+                    d.message.clone(),
+                    at.line,
+                    at.column,
+                )
+            })
+            .collect()
+    };
+    let default = found(Limits::default());
+    assert!(default.iter().any(|d| d.0 == "H204"), "{default:?}");
+    assert!(!default.iter().any(|d| d.0 == "H008"), "{default:?}");
+    for limits in [
+        Limits {
+            max_glob_results: 1,
+            ..Limits::default()
+        },
+        Limits {
+            max_glob_visits: 2,
+            ..Limits::default()
+        },
+    ] {
+        let d = found(limits);
+        let limit: Vec<_> = d.iter().filter(|d| d.0 == "H008").collect();
+        // once, at `"**/*"` (hiera.yaml line 10, column 11), naming the limit
+        assert_eq!(limit.len(), 1, "{d:?}");
+        assert_eq!((limit[0].2, limit[0].3), (10, 11), "{d:?}");
+        assert!(
+            limit[0].1.contains("max_glob_results") || limit[0].1.contains("max_glob_visits"),
+            "{d:?}"
+        );
+    }
 }

@@ -103,6 +103,9 @@ pub struct LookupError {
     /// without one are wrapped as `Lookup of key '<k>' failed: ...` when they leave the global
     /// layer (`LookupAdapter#lookup_global`).
     pub issue_code: bool,
+    /// hieralint stopped at one of its own bounds (docs/limits.md), where Puppet would go on:
+    /// `check` reports these (H008) instead of leaving the lookups they stopped unchecked.
+    pub limit: bool,
 }
 
 impl LookupError {
@@ -113,6 +116,7 @@ impl LookupError {
             path: None,
             source: None,
             issue_code: false,
+            limit: false,
         }
     }
 

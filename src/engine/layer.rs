@@ -53,7 +53,8 @@ impl Place {
 pub enum LocSpec {
     None,
     Paths(Vec<Template>),
-    Globs(Vec<Template>),
+    /// The globs, and each one's span in the hiera.yaml (empty for a built-in configuration).
+    Globs(Vec<Template>, Vec<Span>),
     Uris(Vec<String>),
     Mapped([String; 3]),
 }
@@ -495,9 +496,10 @@ fn entry_spec(
         Locations::Paths(f) => {
             LocSpec::Paths(f.items.iter().map(|s| Template::new(&*s.value)).collect())
         }
-        Locations::Globs(f) => {
-            LocSpec::Globs(f.items.iter().map(|s| Template::new(&*s.value)).collect())
-        }
+        Locations::Globs(f) => LocSpec::Globs(
+            f.items.iter().map(|s| Template::new(&*s.value)).collect(),
+            f.items.iter().map(|s| s.span).collect(),
+        ),
         Locations::Uris(f) => LocSpec::Uris(f.items.iter().map(|s| s.value.clone()).collect()),
         Locations::MappedPaths {
             scope_expr,

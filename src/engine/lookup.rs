@@ -1464,7 +1464,9 @@ impl<'a> Cx<'a> {
             LocSpec::Paths(ps) => {
                 Some(self.resolve_paths(&datadir, ps, cfg, e.extension.as_deref())?)
             }
-            LocSpec::Globs(gs) => Some(self.expand_globs(&datadir, gs)?),
+            LocSpec::Globs(gs, spans) => {
+                Some(self.expand_globs(&datadir, gs, spans, cfg.file.as_ref())?)
+            }
             LocSpec::Uris(us) => Some(self.expand_uris(us)?),
             LocSpec::Mapped(m) => Some(self.expand_mapped_paths(&datadir, m)?),
         };
@@ -1596,13 +1598,28 @@ impl<'a> Cx<'a> {
         Ok(out)
     }
 
-    fn expand_globs(&self, datadir: &std::path::Path, globs: &[Template]) -> R<Vec<LevelLocation>> {
+    /// The files `globs` match. A glob stopped at a limit fails the level, its error placed at
+    /// the glob in `file` (the hiera.yaml; `spans` are the globs' there) for `check` to report.
+    fn expand_globs(
+        &self,
+        datadir: &std::path::Path,
+        globs: &[Template],
+        spans: &[Span],
+        file: Option<&Arc<crate::span::SourceFile>>,
+    ) -> R<Vec<LevelLocation>> {
         let mut out = Vec::new();
-        for g in globs {
+        for (i, g) in globs.iter().enumerate() {
             let pattern = pathname_join(datadir, &self.interpolated_location(g)?);
             let pattern_s = pattern.to_string_lossy().into_owned();
-            let matches = ruby_glob(&*self.eng.vfs, &pattern_s, &self.eng.limits)
-                .map_err(|GlobLimit(what)| self.limit_error(what))?;
+            let matches = ruby_glob(&*self.eng.vfs, &pattern_s, &self.eng.limits).map_err(
+                |GlobLimit(what)| {
+                    let e = self.limit_error(what);
+                    match (file, spans.get(i)) {
+                        (Some(f), Some(&span)) => e.with_source(f, span),
+                        _ => e,
+                    }
+                },
+            )?;
             for m in matches {
                 if self.eng.vfs.is_dir(&m) {
                     continue;
@@ -2411,10 +2428,12 @@ impl<'a> Cx<'a> {
     /// A hieralint limit was hit: the lookup stops with an error that names it (never a silent
     /// truncation; docs/limits.md).
     fn limit_error(&self, what: String) -> LookupError {
-        LookupError::new(
+        let mut e = LookupError::new(
             ErrorKind::Unsupported,
             format!("{what}; hieralint stops this lookup (docs/limits.md)"),
-        )
+        );
+        e.limit = true;
+        e
     }
 
     /// Counts one lookup or variable read made through interpolation.
