@@ -226,6 +226,7 @@ fn file_shapes_fire_the_rule_for_what_puppet_does() {
         "forbidden-yaml-tag",
         "multiple-yaml-documents",
         "ruby-symbol-value",
+        "empty-data-file",
     ];
     let mut fired: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
     for rule in rules {
@@ -243,11 +244,11 @@ fn file_shapes_fire_the_rule_for_what_puppet_does() {
     let expected: &[(&str, &[&str])] = &[
         ("fbadutf", &["yaml-syntax-error"]),
         ("fbom", &["yaml-syntax-error"]),
-        ("fcomment", &[]),
-        ("fdashes", &[]),
+        ("fcomment", &["empty-data-file"]),
+        ("fdashes", &["empty-data-file"]),
         ("fdate", &["unquoted-date"]),
-        ("fempty", &[]),
-        ("ffalsedoc", &[]),
+        ("fempty", &["empty-data-file"]),
+        ("ffalsedoc", &["empty-data-file"]),
         ("flist", &["non-hash-data-file"]),
         ("fmultidoc", &["multiple-yaml-documents"]),
         // a key that is an Array: Puppet's value check fails; not a rule of this area
@@ -264,7 +265,7 @@ fn file_shapes_fire_the_rule_for_what_puppet_does() {
         ("fsymval", &["ruby-symbol-value"]),
         ("fsyntax", &["yaml-syntax-error"]),
         ("ftab", &["yaml-syntax-error"]),
-        ("ftilde", &[]),
+        ("ftilde", &["empty-data-file"]),
         ("ftimestamp", &["unquoted-date"]),
         ("funquoted", &["yaml-syntax-error"]),
     ];
@@ -286,6 +287,19 @@ fn file_shapes_fire_the_rule_for_what_puppet_does() {
         assert_eq!(symbol, got.contains(&"ruby-symbol-value"), "{module}");
         let non_hash = error.contains("file does not contain a valid yaml hash");
         assert_eq!(non_hash, got.contains(&"non-hash-data-file"), "{module}");
+        // empty-data-file: not found, with Puppet's warning, even with strict=error
+        let warned_empty = answer["not_found"] == true
+            && answer["warnings"].as_array().is_some_and(|w| {
+                w.iter().any(|w| {
+                    w.as_str()
+                        .is_some_and(|w| w.ends_with("file does not contain a valid yaml hash"))
+                })
+            });
+        assert_eq!(
+            warned_empty,
+            got.contains(&"empty-data-file"),
+            "{module}: {answer}"
+        );
     }
     assert_eq!(
         fired.len(),

@@ -69,6 +69,7 @@ rule_tests! {
     multiple_yaml_documents => "multiple-yaml-documents",
     yaml_limit_exceeded => "yaml-limit-exceeded",
     ruby_symbol_value => "ruby-symbol-value",
+    empty_data_file => "empty-data-file",
     invalid_hiera_config => "invalid-hiera-config",
     interpolation_method_in_hiera_config => "interpolation-method-in-hiera-config",
     unreachable_data_file => "unreachable-data-file",

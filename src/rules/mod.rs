@@ -8,6 +8,7 @@
 
 pub mod alias_not_entire_string;
 pub mod duplicate_key;
+pub mod empty_data_file;
 pub mod forbidden_yaml_tag;
 pub mod interp_sites;
 pub mod interpolated_key_not_found;
@@ -355,6 +356,7 @@ static REGISTRY: &[&dyn Rule] = &[
     &multiple_yaml_documents::MultipleYamlDocuments,
     &yaml_limit_exceeded::YamlLimitExceeded,
     &ruby_symbol_value::RubySymbolValue,
+    &empty_data_file::EmptyDataFile,
     &invalid_hiera_config::InvalidHieraConfig,
     &interpolation_method_in_hiera_config::InterpolationMethodInHieraConfig,
     &unreachable_data_file::UnreachableDataFile,
