@@ -896,6 +896,34 @@ fn lookup_chain_length() {
     std::fs::write(tmp.0.join("data/chain.yaml"), text).unwrap();
     let r = check_dir(&tmp.0, Limits::default());
     siblings_still_checked(&r, &tmp.0);
+    // In `check`, the lookups stopped at the limit are said, once for the file, at its first
+    // such token (`deep::k0`'s, line 2), with the count of the others: they failed silently
+    // before, the rules passing over failed lookups.
+    let chain = tmp.0.join("data/chain.yaml");
+    let stopped: Vec<_> = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule.code == "H008" && d.primary.file.path == chain)
+        .collect();
+    assert_eq!(stopped.len(), 1, "{:?}", r.diagnostics);
+    let at = stopped[0]
+        .primary
+        .file
+        .line_col(stopped[0].primary.span.start as usize);
+    assert_eq!((at.line, at.column), (2, 13));
+    assert!(
+        stopped[0].message.contains("(limit `max_lookup_depth`)"),
+        "{}",
+        stopped[0].message
+    );
+    assert!(
+        stopped[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("more lookups in this file")),
+        "{:?}",
+        stopped[0].notes
+    );
     let e = lookup_error(&lookup(&tmp.0, "deep::k0", Limits::default()));
     assert!(e.contains("exceeds 200 levels"), "{e}");
     let o = lookup(&tmp.0, "deep::k850", Limits::default());

@@ -33,6 +33,10 @@ struct KeyToken<'a> {
     key: String,
 }
 
+/// A key's shared lookup: the key, the groups sharing it that miss it, the groups that look
+/// it up on their own, and the limit message when hieralint stopped the lookup.
+type SharedAnswer<'k> = (&'k str, Vec<usize>, Vec<usize>, Option<String>);
+
 fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis, sink: &Sink) -> Vec<KeyToken<'a>> {
     let mut out = Vec::new();
     for (i, file) in project.files.iter().enumerate() {
@@ -62,6 +66,55 @@ fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis, sink: &Sink) -> Vec<K
         }
     }
     out
+}
+
+/// Lookups hieralint stopped at one of its bounds (`max_lookup_depth`, `max_sub_lookups`,
+/// `max_interpolated_bytes`: a chain of a thousand keys each interpolating the next): H008
+/// at the first such token of each file, with the count of the others. Without it they failed
+/// silently: the rules that look keys up pass over failed lookups (docs/limits.md; the
+/// contract is a diagnostic for every limit hit, never a silent truncation).
+fn stopped_at_limits(tokens: &[KeyToken], limited: &BTreeMap<&str, String>, sink: &mut Sink) {
+    if limited.is_empty() {
+        return;
+    }
+    // tokens come file by file
+    let mut firsts: Vec<(&KeyToken, &str, usize)> = Vec::new();
+    for t in tokens {
+        let Some(message) = limited.get(t.key.as_str()) else {
+            continue;
+        };
+        match firsts.last_mut() {
+            Some((first, _, n)) if std::ptr::eq(first.file, t.file) => *n += 1,
+            _ => firsts.push((t, message.as_str(), 0)),
+        }
+    }
+    for (t, message, more) in firsts {
+        let what = message
+            .strip_suffix("; hieralint stops this lookup (docs/limits.md)")
+            .unwrap_or(message);
+        let mut d = Diagnostic::new(
+            &crate::rules::unreadable_file::META,
+            &t.file.source,
+            t.span,
+            format!(
+                "`{}`: hieralint stopped evaluating this lookup: {what}",
+                t.text
+            ),
+        )
+        .note(
+            "the rules that look keys up do not check a lookup hieralint stopped; Puppet has no \
+             such bound",
+        );
+        if more > 0 {
+            d = d.note(format!(
+                "{more} more lookup{} in this file stopped at a limit",
+                if more == 1 { "" } else { "s" }
+            ));
+        }
+        sink.report(
+            d.note("help: raise the limit under `limits:` in .hieralint.yaml (docs/limits.md)"),
+        );
+    }
 }
 
 /// The root key of a lookup key (`a.b` → `a`).
@@ -208,18 +261,25 @@ impl Rule for InterpolatedKeyNotFound {
             // The groups in which each key has no value: one lookup for the groups whose data
             // cannot answer differently (`EnvAnalysis::lookup_shared`), then the others in a
             // session per group.
-            let shared: Vec<(&str, Vec<usize>, Vec<usize>)> = key_groups
+            let shared: Vec<SharedAnswer> = key_groups
                 .into_par_iter()
                 .map_init(
                     || env.reference_session(),
                     |reference, (k, lists)| {
                         let groups = union_ascending(&lists, n_groups);
                         if groups.is_empty() {
-                            return (k, Vec::new(), Vec::new());
+                            return (k, Vec::new(), Vec::new(), None);
                         }
                         // `Lookup.lookup(key, nil, '', true, nil, ...)`: the key's own
                         // lookup_options apply; not found gives the default ''.
                         let s = env.lookup_shared(reference, &groups, &LookupRequest::new(k));
+                        // hieralint stopped this lookup at one of its bounds (docs/limits.md)
+                        let limit = match &s.outcome.result {
+                            LookupResult::Error(e) if e.limit && !s.sharing.is_empty() => {
+                                Some(e.message.clone())
+                            }
+                            _ => None,
+                        };
                         let missing = match s.sharing.first() {
                             Some(&first)
                                 if !defined(env, reference, first, k)
@@ -229,12 +289,17 @@ impl Rule for InterpolatedKeyNotFound {
                             }
                             _ => Vec::new(),
                         };
-                        (k, missing, s.others)
+                        (k, missing, s.others, limit)
                     },
                 )
                 .collect();
+            let limited: BTreeMap<&str, String> = shared
+                .iter()
+                .filter_map(|(k, _, _, l)| l.clone().map(|m| (*k, m)))
+                .collect();
+            stopped_at_limits(&tokens, &limited, sink);
             let mut own: Vec<Vec<&str>> = vec![Vec::new(); env.groups.len()];
-            for (k, _, others) in &shared {
+            for (k, _, others, _) in &shared {
                 for &g in others {
                     own[g].push(k);
                 }
@@ -251,7 +316,7 @@ impl Rule for InterpolatedKeyNotFound {
                     .collect::<Vec<&str>>()
             });
             let mut missing: BTreeMap<&str, Vec<usize>> =
-                shared.into_iter().map(|(k, m, _)| (k, m)).collect();
+                shared.into_iter().map(|(k, m, _, _)| (k, m)).collect();
             for (g, keys) in own_missing {
                 for k in keys {
                     missing.entry(k).or_default().push(g);
