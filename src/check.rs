@@ -148,33 +148,19 @@ fn limit_diagnostics(project: &Project) -> Vec<Diagnostic> {
     for env in &analysis.envs {
         for group in &env.groups {
             for (_, e) in &group.hierarchy.errors {
-                let (true, Some((file, span))) = (e.limit, &e.source) else {
+                let (Some(what), Some((file, span))) = (&e.limit, &e.source) else {
                     continue;
                 };
-                let key = (file.path.clone(), span.start, span.end, e.message.clone());
-                if !seen.insert(key) {
+                if !seen.insert((file.path.clone(), span.start, span.end, what.clone())) {
                     continue;
                 }
-                let what = e
-                    .message
-                    .strip_suffix("; hieralint stops this lookup (docs/limits.md)")
-                    .unwrap_or(&e.message);
-                out.push(
-                    Diagnostic::new(
-                        &rules::unreadable_file::META,
-                        file,
-                        *span,
-                        format!("{what}: the files of this level were not read"),
-                    )
-                    .note(
-                        "every lookup through this hierarchy fails in hieralint, so the rules \
-                         that look keys up do not check them; Puppet has no such bound",
-                    )
-                    .note(
-                        "help: narrow the glob, or raise the limit under `limits:` in \
-                         .hieralint.yaml (docs/limits.md)",
-                    ),
-                );
+                out.push(rules::unreadable_file::limit_hit(
+                    file,
+                    *span,
+                    format!("{what}: the files of this level were not read"),
+                    "every lookup through this hierarchy fails in hieralint (narrow the glob, or \
+                     raise the limit), so the rules that look keys up do not check them",
+                ));
             }
         }
     }

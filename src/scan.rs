@@ -884,8 +884,9 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
     let mut scope = None;
     let mut respell = BTreeMap::new();
     if opts.file_context && !file_args.is_empty() {
-        // the file arguments are the scope; spell them as given, and check the ones the
-        // environment does not load as Hiera files (outside any datadir) as loose files
+        // the file arguments are the scope, shown as given (`respell`); the ones the
+        // environment does not load as Hiera files (outside any datadir) are checked as loose
+        // files
         let mut ids: BTreeMap<PathBuf, usize> = BTreeMap::new();
         for (i, pl) in planned.iter().enumerate() {
             ids.insert(paths::identity(&pl.path), i);

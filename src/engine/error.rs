@@ -104,8 +104,11 @@ pub struct LookupError {
     /// layer (`LookupAdapter#lookup_global`).
     pub issue_code: bool,
     /// hieralint stopped at one of its own bounds (docs/limits.md), where Puppet would go on:
-    /// `check` reports these (H008) instead of leaving the lookups they stopped unchecked.
-    pub limit: bool,
+    /// which bound, said without the lookup's framing (`interpolation nesting exceeds 200
+    /// levels (limit `max_lookup_depth`)`). `check` reports these (H008,
+    /// [`crate::rules::unreadable_file::limit_hit`]) instead of leaving the lookups they
+    /// stopped unchecked.
+    pub limit: Option<String>,
 }
 
 impl LookupError {
@@ -116,7 +119,7 @@ impl LookupError {
             path: None,
             source: None,
             issue_code: false,
-            limit: false,
+            limit: None,
         }
     }
 

@@ -2432,7 +2432,7 @@ impl<'a> Cx<'a> {
             ErrorKind::Unsupported,
             format!("{what}; hieralint stops this lookup (docs/limits.md)"),
         );
-        e.limit = true;
+        e.limit = Some(what);
         e
     }
 

@@ -37,14 +37,12 @@ impl Rule for EmptyDataFile {
         // `ffalsedoc`). Other non-hash documents are non-hash-data-file (H003). An empty HOCON
         // file is `{}` without a warning; an empty JSON file does not parse (H001).
         let markers_only = || {
-            if file.source.text().trim().is_empty() {
-                ("this data file is empty", Span::empty(0))
+            let message = if file.source.text().trim().is_empty() {
+                "this data file is empty"
             } else {
-                (
-                    "this data file holds no data: only comments or document markers",
-                    Span::empty(0),
-                )
-            }
+                "this data file holds no data: only comments or document markers"
+            };
+            (message, Span::empty(0))
         };
         let (message, span) = match &file.doc.root {
             None => markers_only(),

@@ -34,7 +34,7 @@ struct KeyToken<'a> {
 }
 
 /// A key's shared lookup: the key, the groups sharing it that miss it, the groups that look
-/// it up on their own, and the limit message when hieralint stopped the lookup.
+/// it up on their own, and the limit hieralint stopped the lookup at, if any.
 type SharedAnswer<'k> = (&'k str, Vec<usize>, Vec<usize>, Option<String>);
 
 fn key_tokens<'a>(project: &'a Project, env: &EnvAnalysis, sink: &Sink) -> Vec<KeyToken<'a>> {
@@ -88,32 +88,21 @@ fn stopped_at_limits(tokens: &[KeyToken], limited: &BTreeMap<&str, String>, sink
             _ => firsts.push((t, message.as_str(), 0)),
         }
     }
-    for (t, message, more) in firsts {
-        let what = message
-            .strip_suffix("; hieralint stops this lookup (docs/limits.md)")
-            .unwrap_or(message);
-        let mut d = Diagnostic::new(
-            &crate::rules::unreadable_file::META,
+    for (t, what, more) in firsts {
+        let others = match more {
+            0 => String::new(),
+            1 => " (1 more lookup in this file stopped at a limit)".to_string(),
+            n => format!(" ({n} more lookups in this file stopped at a limit)"),
+        };
+        sink.report(crate::rules::unreadable_file::limit_hit(
             &t.file.source,
             t.span,
             format!(
                 "`{}`: hieralint stopped evaluating this lookup: {what}",
                 t.text
             ),
-        )
-        .note(
-            "the rules that look keys up do not check a lookup hieralint stopped; Puppet has no \
-             such bound",
-        );
-        if more > 0 {
-            d = d.note(format!(
-                "{more} more lookup{} in this file stopped at a limit",
-                if more == 1 { "" } else { "s" }
-            ));
-        }
-        sink.report(
-            d.note("help: raise the limit under `limits:` in .hieralint.yaml (docs/limits.md)"),
-        );
+            &format!("the rules that look keys up do not check a lookup hieralint stopped{others}"),
+        ));
     }
 }
 
@@ -275,9 +264,7 @@ impl Rule for InterpolatedKeyNotFound {
                         let s = env.lookup_shared(reference, &groups, &LookupRequest::new(k));
                         // hieralint stopped this lookup at one of its bounds (docs/limits.md)
                         let limit = match &s.outcome.result {
-                            LookupResult::Error(e) if e.limit && !s.sharing.is_empty() => {
-                                Some(e.message.clone())
-                            }
+                            LookupResult::Error(e) if !s.sharing.is_empty() => e.limit.clone(),
                             _ => None,
                         };
                         let missing = match s.sharing.first() {
