@@ -274,7 +274,17 @@ fn walk_data(
         })
     {
         match entry {
-            Ok(e) if e.file_type().is_file() && is_data_extension(e.path()) => {
+            // In a loose directory a hidden file is tooling, not Hiera data: `.hieralint.yaml`
+            // itself (whose documented `H404: off` is a YAML 1.1 Boolean), and
+            // `.pre-commit-config.yaml`, `.gitlab-ci.yml`, `.yamllint`, PDK's `.sync.yml` and
+            // `.fixtures.yml`, as hidden directories already are. A datadir is Hiera's own, so
+            // every data file in it is read (a hierarchy may name a hidden file); a hidden file
+            // given by name is checked.
+            Ok(e)
+                if e.file_type().is_file()
+                    && is_data_extension(e.path())
+                    && !(loose && e.file_name().to_str().is_some_and(|n| n.starts_with('.'))) =>
+            {
                 on_file(e.path());
                 files.push(e.into_path())
             }
@@ -1002,6 +1012,48 @@ mod tests {
     /// Links back to the root, from deep inside a subdirectory or at the top, are loops; links
     /// to a sibling are followed, and the loops under them reported where they are reached.
     #[cfg(unix)]
+    #[test]
+    fn a_loose_directory_leaves_hidden_files_out_but_a_datadir_reads_them() {
+        let dir = temp_dir("hidden-files");
+        let loose = dir.join("loose");
+        std::fs::create_dir_all(&loose).unwrap();
+        std::fs::write(loose.join(".hieralint.yaml"), "rules:\n  H404: off\n").unwrap();
+        std::fs::write(loose.join(".gitlab-ci.yml"), "x: on\n").unwrap();
+        std::fs::write(loose.join("common.yaml"), "a: 1\n").unwrap();
+        let mut errors = Vec::new();
+        let planned: Vec<PathBuf> = plan(
+            std::slice::from_ref(&loose),
+            &mut errors,
+            &Limits::default(),
+        )
+        .into_iter()
+        .map(|p| p.path)
+        .collect();
+        assert_eq!(planned, vec![loose.join("common.yaml")]);
+        // Named on the command line, a hidden file is checked.
+        let named = plan(
+            &[loose.join(".gitlab-ci.yml")],
+            &mut errors,
+            &Limits::default(),
+        );
+        assert_eq!(named.len(), 1);
+        // In a datadir every data file is Hiera's (a hierarchy may name a hidden one).
+        let env = dir.join("env");
+        std::fs::create_dir_all(env.join("data")).unwrap();
+        std::fs::write(env.join("hiera.yaml"), "version: 5\n").unwrap();
+        std::fs::write(env.join("data/.hidden.yaml"), "a: 1\n").unwrap();
+        let planned: Vec<PathBuf> =
+            plan(std::slice::from_ref(&env), &mut errors, &Limits::default())
+                .into_iter()
+                .map(|p| p.path)
+                .collect();
+        assert!(
+            planned.contains(&env.join("data/.hidden.yaml")),
+            "{planned:?}"
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
     #[test]
     fn the_walk_reports_loops_through_the_root() {
         use std::os::unix::fs::symlink;
