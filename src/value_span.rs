@@ -262,21 +262,23 @@ fn escape(e: char, rest: &[(usize, char)]) -> Option<(char, usize)> {
     })
 }
 
-/// A block scalar (`|` literal, `>` folded) with an automatically detected indentation. The
-/// chomping indicator only decides how many final line feeds the value keeps, so the pieces
-/// are built as if all were kept and then cut to the value (final line feeds the span does not
-/// cover map to its end).
+/// A block scalar (`|` literal, `>` folded). The chomping indicator only decides how many
+/// final line feeds the value keeps, so the pieces are built as if all were kept and then cut
+/// to the value (final line feeds the span does not cover map to its end).
 fn block(src: &str, value: &str) -> Option<Vec<Piece>> {
     let folded = src.starts_with('>');
     let header_end = src.find('\n')?;
     let header = src[1..header_end].trim_end_matches('\r');
     let header = header.split('#').next().unwrap_or("").trim();
-    if header.chars().any(|c| c.is_ascii_digit()) || header.chars().any(|c| !matches!(c, '-' | '+'))
+    // At most one chomping indicator and one indentation indicator (`1`-`9`), in either order
+    // (YAML 1.1 §9.1.1: `|2-`, `|-2`).
+    let digits = header.chars().filter(char::is_ascii_digit).count();
+    let chomps = header.chars().filter(|c| matches!(c, '-' | '+')).count();
+    if digits > 1 || chomps > 1 || digits + chomps != header.chars().count() || header.contains('0')
     {
-        // An explicit indentation indicator is relative to the parent's indentation, which
-        // the span does not show.
         return None;
     }
+    let explicit = digits == 1;
     // Content lines: (start offset, text) without the line break.
     let mut lines: Vec<(usize, &str)> = Vec::new();
     let mut pos = header_end + 1;
@@ -284,10 +286,28 @@ fn block(src: &str, value: &str) -> Option<Vec<Piece>> {
         lines.push((pos, raw.trim_end_matches('\r')));
         pos += raw.len() + 1;
     }
-    let indent = lines
+    let spaces = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let first = lines
         .iter()
         .find(|(_, l)| !l.trim_start_matches(' ').is_empty())
-        .map(|(_, l)| l.len() - l.trim_start_matches(' ').len())?;
+        .map(|(_, l)| spaces(l))?;
+    let indent = if explicit {
+        // An explicit indicator counts from the parent node's indentation, which the span
+        // does not show; what the indicator left of the first text line's spaces starts the
+        // value's first text line, so the indentation is the difference. Whatever it is, the
+        // reading below must spell the value exactly or no span is given.
+        // The indentation is never below the indicator (libyaml adds it to the parent's
+        // indentation, or takes it alone at the root).
+        let d = header.chars().find(char::is_ascii_digit)?.to_digit(10)? as usize;
+        let first_value_line = value
+            .split('\n')
+            .find(|l| !l.trim_start_matches(' ').is_empty())?;
+        first
+            .checked_sub(spaces(first_value_line))
+            .filter(|&i| i >= d)?
+    } else {
+        first
+    };
     // Each line's content after the indentation, and where its line break is.
     struct Line<'a> {
         start: usize,
@@ -506,8 +526,31 @@ mod tests {
         let value = "a\n%{b}\n  more\nc\n";
         assert_eq!(mapped(src, value, "%{b}").as_deref(), Some("%{b}"));
         assert_eq!(mapped(src, value, "c").as_deref(), Some("c"));
-        // An explicit indentation indicator is not modelled: no span.
-        assert_eq!(mapped("|2\n   %{a}", " %{a}\n", "%{a}"), None);
+        // An explicit indentation indicator: the indentation is read off the value, and the
+        // reading must spell it (repros of the session-26 span audit).
+        assert_eq!(
+            mapped("|2\n   %{a}", " %{a}\n", "%{a}").as_deref(),
+            Some("%{a}")
+        );
+        assert_eq!(
+            mapped("|2\n   é %{a..b}\n", " é %{a..b}\n", "%{a..b}").as_deref(),
+            Some("%{a..b}")
+        );
+        assert_eq!(
+            mapped(">1\n  é %{x}\n  y\n", " é %{x}\n y\n", "%{x}").as_deref(),
+            Some("%{x}")
+        );
+        assert_eq!(
+            mapped("|-2\n    a\n\n    %{b}", "  a\n\n  %{b}", "%{b}").as_deref(),
+            Some("%{b}")
+        );
+        assert_eq!(
+            mapped("|2+\n   %{a}\n\n", " %{a}\n\n", "%{a}").as_deref(),
+            Some("%{a}")
+        );
+        // A value the source does not spell at any indentation: no span.
+        assert_eq!(mapped("|2\n   %{a}", "  %{a}\n", "%{a}"), None);
+        assert_eq!(mapped("|0\n %{a}", "%{a}\n", "%{a}"), None);
     }
 
     #[test]
