@@ -1613,8 +1613,9 @@ impl<'a> Loader<'a> {
                 continue;
             }
             match scan_directive(line.as_bytes()) {
-                Err((problem, context)) => {
-                    return self.syntax_at(at, &format!("{problem} {context}"), at);
+                Err((problem, context, p)) => {
+                    let p = (at + p).min(at + line.trim_end_matches(['\r', '\n']).len());
+                    return self.syntax_at(p, &format!("{problem} {context}"), at);
                 }
                 Ok(Some((major, minor))) => {
                     if seen_yaml {
@@ -2208,8 +2209,9 @@ impl<'a> Loader<'a> {
             None | Some(b' ' | b'\t' | b'\r' | b'\n') => true,
             Some(b',') if in_flow => true,
             _ if self.text[i..].starts_with(['\u{85}', '\u{2028}', '\u{2029}']) => true,
+            // libyaml's problem mark: the character that ends the tag's URI characters.
             _ => self.syntax_at(
-                at,
+                i,
                 "did not find expected whitespace or line break while scanning a tag",
                 at,
             ),
@@ -2253,8 +2255,10 @@ impl<'a> Loader<'a> {
         } else {
             "an alias"
         };
+        // libyaml's problem mark is the character that ends the name (its context mark, in the
+        // message, is the sigil); a name that is missing is shown at the sigil.
         self.syntax_at(
-            at,
+            if named { end } else { at },
             &format!("did not find expected alphabetic or numeric character while scanning {what}"),
             at,
         )
@@ -2546,8 +2550,10 @@ impl<'a> Loader<'a> {
             let line_end = self.text[at..]
                 .find('\n')
                 .map_or(self.text.len(), |p| at + p);
-            if let Err((problem, context)) = scan_directive(&self.text.as_bytes()[at..line_end]) {
-                self.syntax_at(at, &format!("{problem} {context}"), at);
+            if let Err((problem, context, p)) = scan_directive(&self.text.as_bytes()[at..line_end])
+            {
+                let p = (at + p).min(line_end);
+                self.syntax_at(p, &format!("{problem} {context}"), at);
                 return;
             }
         }
@@ -2588,11 +2594,179 @@ impl<'a> Loader<'a> {
             return;
         }
         let (message, context_at) = self.psych_wording(info, at);
+        // The message names libyaml's context mark (Psych prints it); the diagnostic points at
+        // its problem mark where saphyr stopped earlier (at the start of the scalar, tag,
+        // anchor or block header that holds the problem).
+        let problem = self.problem_span(&message, at).unwrap_or(span);
         let message = match context_at {
             Some(c) => format!("{message}{}", self.psych_at(c)),
             None => message,
         };
-        self.stop_syntax(span, message);
+        if self.reader_error || self.skipping {
+            self.stop_syntax(span, message);
+            return;
+        }
+        // Where loading stops (and comments stop being read) is saphyr's mark, as before.
+        self.stop_with(LoadIssueKind::Syntax, span, message);
+        if let Some(issue) = self.issues.last_mut() {
+            issue.span = problem;
+        }
+    }
+
+    /// libyaml's problem mark, where saphyr reports the start of the construct instead (the
+    /// session-26 span audit): the bad escape of a double-quoted scalar (the whole escape),
+    /// the tab that breaks the indentation of a plain scalar, the character of a block
+    /// scalar's header that is neither an indicator nor a comment, an indentation indicator
+    /// of 0, the character that ends an anchor's or alias's name. `None` where `at` is not
+    /// what the message expects there: the caller keeps saphyr's mark.
+    fn problem_span(&self, message: &str, at: usize) -> Option<Span> {
+        let b = self.text.as_bytes();
+        let char_at = |i: usize| self.text.get(i..)?.chars().next();
+        let one_char = |i: usize| Some(Span::new(i, i + char_at(i)?.len_utf8()));
+        let quoted = |what: &str| message.starts_with(what) && message.contains("quoted scalar");
+        if quoted("found unknown escape character")
+            || quoted("did not find expected hexdecimal number")
+            || quoted("found invalid Unicode character escape code")
+        {
+            if b.get(at) != Some(&b'"') {
+                return None;
+            }
+            let mut i = at + 1;
+            while let Some(c) = char_at(i) {
+                match c {
+                    '"' => return None,
+                    '\\' => {
+                        let e = char_at(i + 1)?;
+                        let digits = match e {
+                            'x' => 2,
+                            'u' => 4,
+                            'U' => 8,
+                            '0' | 'a' | 'b' | 't' | '\t' | 'n' | 'v' | 'f' | 'r' | 'e' | ' '
+                            | '"' | '/' | '\\' | 'N' | '_' | 'L' | 'P' | '\n' | '\r' => 0,
+                            _ => return Some(Span::new(i, i + 1 + e.len_utf8())),
+                        };
+                        let start = i + 2;
+                        // The escape's digits as written (up to the closing quote or the line).
+                        let mut end = start;
+                        let mut value = 0u32;
+                        let mut hex = true;
+                        for _ in 0..digits {
+                            match char_at(end) {
+                                Some(d) if d != '"' && d != '\n' && d != '\r' => {
+                                    match d.to_digit(16) {
+                                        Some(v) => value = value.wrapping_mul(16).wrapping_add(v),
+                                        None => hex = false,
+                                    }
+                                    end += d.len_utf8();
+                                }
+                                _ => {
+                                    hex = false;
+                                    break;
+                                }
+                            }
+                        }
+                        let invalid = digits > 0
+                            && (!hex || (0xD800..=0xDFFF).contains(&value) || value > 0x10FFFF);
+                        if invalid {
+                            return Some(Span::new(i, end));
+                        }
+                        i = end;
+                    }
+                    c => i += c.len_utf8(),
+                }
+            }
+            return None;
+        }
+        if message.starts_with("found a tab character that violates indentation") {
+            // The first tab after `at` that only blanks precede on its line.
+            let mut line_start = true;
+            for (i, &c) in b.iter().enumerate().skip(at) {
+                match c {
+                    b'\t' if line_start => return one_char(i),
+                    b'\n' => line_start = true,
+                    b' ' => {}
+                    _ => line_start = false,
+                }
+            }
+            return None;
+        }
+        if message.contains("while scanning a block scalar")
+            && matches!(b.get(at), Some(b'|' | b'>'))
+        {
+            let mut i = at + 1;
+            if message.starts_with("found an indentation indicator equal to 0") {
+                while let Some(&c) = b.get(i) {
+                    match c {
+                        b'0' => return one_char(i),
+                        b'+' | b'-' => i += 1,
+                        _ => return None,
+                    }
+                }
+                return None;
+            }
+            if message.starts_with("did not find expected comment or line break") {
+                while matches!(b.get(i), Some(b'+' | b'-' | b'1'..=b'9')) && i < at + 3 {
+                    i += 1;
+                }
+                while matches!(b.get(i), Some(b' ' | b'\t')) {
+                    i += 1;
+                }
+                return one_char(i).filter(|_| !matches!(b.get(i), Some(b'#' | b'\n' | b'\r')));
+            }
+            return None;
+        }
+        if message
+            .starts_with("did not find expected whitespace or line break while scanning a tag")
+            && b.get(at) == Some(&b'!')
+        {
+            let mut i = at + 1;
+            while b
+                .get(i)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || b"-_;/?:@&=+$.!~*'()%".contains(&c))
+            {
+                i += 1;
+            }
+            return one_char(i);
+        }
+        if b.get(at) == Some(&b'%') && message.contains("directive") {
+            // The directive's line read again, as libyaml scans it.
+            let line_end = self.text[at..]
+                .find('\n')
+                .map_or(self.text.len(), |p| at + p);
+            if let Err((_, _, p)) = scan_directive(&b[at..line_end]) {
+                // The word the problem starts (an unknown directive's name, a bad version).
+                let p = (at + p).min(line_end);
+                let mut end = p;
+                while end < line_end && !matches!(b[end], b' ' | b'\t' | b'\r') {
+                    end += 1;
+                }
+                let end = crate::span::floor_char_boundary(self.text, end.max(p + 1).min(line_end));
+                return Some(Span::new(p, end.max(p)));
+            }
+            return None;
+        }
+        if message.starts_with("did not find the expected '>'")
+            && b.get(at) == Some(&b'!')
+            && b.get(at + 1) == Some(&b'<')
+        {
+            // An unclosed verbatim tag: the first character that is not a URI character.
+            let mut i = at + 2;
+            while b.get(i).is_some_and(|&c| {
+                c.is_ascii_alphanumeric() || b"-_;/?:@&=+$.!~*'()%,[]".contains(&c)
+            }) {
+                i += 1;
+            }
+            return one_char(i);
+        }
+        if message.starts_with("did not find expected alphabetic or numeric character")
+            && matches!(b.get(at), Some(b'&' | b'*'))
+        {
+            // The first character after the sigil that is not a name character (the sigil
+            // itself when there is no name).
+            let end = anchor_end(b, at + 1, b.len());
+            return one_char(if end > at + 1 { end } else { at });
+        }
+        None
     }
 
     /// Maps saphyr's error text to libyaml's `problem context` wording and context mark.
@@ -2992,7 +3166,11 @@ fn quoted_end(b: &[u8], start: usize, limit: usize, quote: u8) -> usize {
 
 /// libyaml's `yaml_parser_scan_directive` on one line starting with `%`: the `%YAML` version,
 /// `None` for `%TAG`, or the scanner's (problem, context).
-fn scan_directive(line: &[u8]) -> Result<Option<(u32, u32)>, (&'static str, &'static str)> {
+/// A malformed directive: libyaml's problem and context, and the offset in the line of its
+/// problem mark.
+type DirectiveError = (&'static str, &'static str, usize);
+
+fn scan_directive(line: &[u8]) -> Result<Option<(u32, u32)>, DirectiveError> {
     const CTX: &str = "while scanning a directive";
     let blank = |c: Option<&u8>| matches!(c, Some(b' ' | b'\t'));
     let blankz = |c: Option<&u8>| matches!(c, None | Some(b' ' | b'\t' | b'\r' | b'\n'));
@@ -3002,17 +3180,17 @@ fn scan_directive(line: &[u8]) -> Result<Option<(u32, u32)>, (&'static str, &'st
         i += 1;
     }
     if i == 1 {
-        return Err(("could not find expected directive name", CTX));
+        return Err(("could not find expected directive name", CTX, i));
     }
     if !blankz(line.get(i)) {
-        return Err(("found unexpected non-alphabetical character", CTX));
+        return Err(("found unexpected non-alphabetical character", CTX, i));
     }
     let skip_blanks = |i: &mut usize| {
         while blank(line.get(*i)) {
             *i += 1;
         }
     };
-    let number = |i: &mut usize| -> Result<u32, (&'static str, &'static str)> {
+    let number = |i: &mut usize| -> Result<u32, DirectiveError> {
         let start = *i;
         while line.get(*i).is_some_and(u8::is_ascii_digit) {
             *i += 1;
@@ -3021,10 +3199,12 @@ fn scan_directive(line: &[u8]) -> Result<Option<(u32, u32)>, (&'static str, &'st
             0 => Err((
                 "did not find expected version number",
                 "while scanning a %YAML directive",
+                *i,
             )),
             n if n > 9 => Err((
                 "found extremely long version number",
                 "while scanning a %YAML directive",
+                start,
             )),
             _ => Ok(std::str::from_utf8(&line[start..*i])
                 .ok()
@@ -3040,6 +3220,7 @@ fn scan_directive(line: &[u8]) -> Result<Option<(u32, u32)>, (&'static str, &'st
                 return Err((
                     "did not find expected digit or '.' character",
                     "while scanning a %YAML directive",
+                    i,
                 ));
             }
             i += 1;
@@ -3052,6 +3233,7 @@ fn scan_directive(line: &[u8]) -> Result<Option<(u32, u32)>, (&'static str, &'st
                 return Err((
                     "did not find expected '!'",
                     "while scanning a tag directive",
+                    i,
                 ));
             }
             i += 1;
@@ -3064,12 +3246,14 @@ fn scan_directive(line: &[u8]) -> Result<Option<(u32, u32)>, (&'static str, &'st
                 return Err((
                     "did not find expected '!'",
                     "while scanning a tag directive",
+                    i,
                 ));
             }
             if !blank(line.get(i)) {
                 return Err((
                     "did not find expected whitespace",
                     "while scanning a %TAG directive",
+                    i,
                 ));
             }
             skip_blanks(&mut i);
@@ -3081,18 +3265,19 @@ fn scan_directive(line: &[u8]) -> Result<Option<(u32, u32)>, (&'static str, &'st
                 return Err((
                     "did not find expected tag URI",
                     "while parsing a %TAG directive",
+                    i,
                 ));
             }
             None
         }
-        _ => return Err(("found unknown directive name", CTX)),
+        _ => return Err(("found unknown directive name", CTX, 1)),
     };
     skip_blanks(&mut i);
     if line.get(i) == Some(&b'#') {
         return Ok(version);
     }
     if !matches!(line.get(i), None | Some(b'\r' | b'\n')) {
-        return Err(("did not find expected comment or line break", CTX));
+        return Err(("did not find expected comment or line break", CTX, i));
     }
     Ok(version)
 }
