@@ -49,8 +49,12 @@ impl Rule for MalformedEyaml {
             let Value::String(text) = &at.scalar.value else {
                 continue;
             };
-            if let Some(p) = problem(text) {
-                sink.report(diagnostic(src, at.node.span, p));
+            // Each bad token at its own `ENC[...]` (the scalar where the source cannot be
+            // read back to the value exactly, value_span.rs).
+            for (range, p) in problems(text) {
+                let span = crate::value_span::map_range(src.text(), at.node.span, text, range)
+                    .unwrap_or(at.node.span);
+                sink.report(diagnostic(src, span, p));
             }
         }
     }
@@ -80,37 +84,47 @@ enum Problem {
     Damaged(String),
 }
 
-/// The first problem of the `ENC[` tokens in a value, if any.
-fn problem(text: &str) -> Option<Problem> {
+/// The problems of the `ENC[` tokens in a value, each with the byte range of its token in the
+/// value (`ENC[` to its `]`; `ENC[` alone when no `]` closes it).
+fn problems(text: &str) -> Vec<(std::ops::Range<usize>, Problem)> {
     // Asked of every scalar (most hold none).
     if !crate::interp::contains_short(text, "ENC[") {
-        return None;
+        return Vec::new();
     }
-    // `encrypted?`: some line has `ENC[` and, later on that line, `]`.
+    // `encrypted?`: some line has `ENC[` and, later on that line, `]`. Without one,
+    // hiera-eyaml returns the value as written: one finding, at the first `ENC[`.
     let encrypted = text
         .lines()
         .any(|l| l.find("ENC[").is_some_and(|i| l[i + 4..].contains(']')));
     if !encrypted {
         let first = text.find("ENC[").unwrap_or(0);
-        return Some(if text[first..].contains(']') {
-            Problem::AcrossLines
-        } else {
-            Problem::NoClose
-        });
+        return vec![match text[first..].find(']') {
+            Some(close) => (first..first + close + 1, Problem::AcrossLines),
+            None => (first..first + 4, Problem::NoClose),
+        }];
     }
-    let mut rest = text;
-    while let Some(i) = rest.find("ENC[") {
-        let inner_start = i + 4;
-        let Some(close) = rest[inner_start..].find(']') else {
-            return Some(Problem::NoClose);
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("ENC[") {
+        let start = from + i;
+        let inner_start = start + 4;
+        let Some(close) = text[inner_start..].find(']') else {
+            out.push((start..inner_start, Problem::NoClose));
+            break;
         };
-        let inner = &rest[inner_start..inner_start + close];
-        rest = &rest[inner_start + close + 1..];
-        if let Some(p) = token_problem(inner) {
-            return Some(p);
+        let end = inner_start + close + 1;
+        if let Some(p) = token_problem(&text[inner_start..end - 1]) {
+            out.push((start..end, p));
         }
+        from = end;
     }
-    None
+    out
+}
+
+/// The first problem of the `ENC[` tokens in a value, if any.
+#[cfg(test)]
+fn problem(text: &str) -> Option<Problem> {
+    problems(text).into_iter().next().map(|(_, p)| p)
 }
 
 /// Checks the text between `ENC[` and the first `]` against `(\w+,)?([a-zA-Z0-9+/ =\n]+?)`.
@@ -352,9 +366,9 @@ mod tests {
         assert_eq!(run("t.yaml", &format!("a: {bad}\n")), vec![(3, 19)]);
         assert_eq!(
             run("t.yaml", "a: \"\\x45NC[PKCS7,QU_JD]\"\n"),
-            vec![(3, 24)]
+            vec![(4, 23)]
         );
-        assert_eq!(run("t.json", "{\"a\": \"\\u0045NC[]\"}"), vec![(6, 18)]);
+        assert_eq!(run("t.json", "{\"a\": \"\\u0045NC[]\"}"), vec![(7, 17)]);
         // base64 of `ENC[]`: `!!binary`, a `%TAG` handle and a URI-escaped tag all decode it.
         assert_eq!(run("t.yaml", "a: !!binary RU5DW10=\n").len(), 1);
         assert_eq!(
@@ -417,6 +431,36 @@ mod tests {
             deep.extend([0x30, 0x80]);
         }
         assert_eq!(der_problem(&deep), None);
+    }
+
+    /// Each bad token is a finding of its own, at its `ENC[...]` (session 26's span audit:
+    /// two bad tokens in one string gave one finding over the whole scalar).
+    #[test]
+    fn each_bad_token_has_its_own_range() {
+        let text = "pw: ENC[FOO,QUJD] ok ENC[GPG,QUJD] é ENC[] x";
+        let found: Vec<(&str, Problem)> = super::problems(text)
+            .into_iter()
+            .map(|(r, p)| (&text[r], p))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("ENC[FOO,QUJD]", Problem::UnknownMethod("FOO".into())),
+                ("ENC[]", Problem::Empty),
+            ]
+        );
+        let text = "a ENC[GPG,QUJD] b ENC[PKCS7,QUJD";
+        let found: Vec<&str> = super::problems(text)
+            .into_iter()
+            .map(|(r, _)| &text[r])
+            .collect();
+        assert_eq!(found, vec!["ENC["]);
+        let text = "x ENC[PKCS7,QU\nJD]";
+        let found: Vec<&str> = super::problems(text)
+            .into_iter()
+            .map(|(r, _)| &text[r])
+            .collect();
+        assert_eq!(found, vec!["ENC[PKCS7,QU\nJD]"]);
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub fn rule_cases(rule: &str) -> Vec<PathBuf> {
     v
 }
 
-/// Every `# expect: rule[, rule]` marker under `case`: (file relative to the crate root, line, rule).
+/// Every `# expect: rule[, rule]` (and `# expect-next-line:`) marker under `case`: (file relative to the crate root, line, rule).
 pub fn expect_markers(case: &Path) -> BTreeSet<(String, usize, String)> {
     let mut out = BTreeSet::new();
     let files: Vec<PathBuf> = if case.is_dir() {
@@ -73,12 +73,16 @@ pub fn expect_markers(case: &Path) -> BTreeSet<(String, usize, String)> {
             .unwrap_or(&f)
             .display()
             .to_string();
+        // `# expect-next-line:` marks the line below, where no comment can go (the first
+        // line of a block scalar's content).
         for (i, line) in text.lines().enumerate() {
-            if let Some(pos) = line.find("# expect:") {
-                for r in line[pos + "# expect:".len()..].split(',') {
-                    let r = r.trim();
-                    if !r.is_empty() {
-                        out.insert((rel.clone(), i + 1, r.to_string()));
+            for (marker, line_no) in [("# expect:", i + 1), ("# expect-next-line:", i + 2)] {
+                if let Some(pos) = line.find(marker) {
+                    for r in line[pos + marker.len()..].split(',') {
+                        let r = r.trim();
+                        if !r.is_empty() {
+                            out.insert((rel.clone(), line_no, r.to_string()));
+                        }
                     }
                 }
             }
