@@ -362,15 +362,18 @@ impl Rule for InterpolatedKeyNotFound {
                     Some((file, span)) => {
                         let read_by_all =
                             not_found.iter().all(|&g| index.reads(g, &file.source.path));
-                        let what = if root != t.key {
+                        // A file some of these nodes do not read says nothing of what they
+                        // lack (the span audit of session 26: `web02.yaml` defining
+                        // `prof.sub` was labelled as lacking it for the nodes of other files).
+                        let what = if !read_by_all {
+                            format!("`{root}` is defined here, in a file these nodes do not read")
+                        } else if root != t.key {
                             format!(
                                 "`{root}` is defined here, without the value `{}` asks for",
                                 t.key
                             )
-                        } else if read_by_all {
-                            format!("`{root}` is defined here, but the lookup does not find it")
                         } else {
-                            format!("`{root}` is defined here, in a file these nodes do not read")
+                            format!("`{root}` is defined here, but the lookup does not find it")
                         };
                         d = d.label(&file.source, *span, what);
                     }

@@ -1,0 +1,232 @@
+//! Exact ranges (line, column, end line, end column; 1-based, columns in characters, end
+//! exclusive: docs/integrations.md "Positions") for the places session 26's span audit found
+//! too wide or wrong: block scalars with an explicit indentation indicator, libyaml's problem
+//! mark for syntax errors inside a scalar, tag, anchor or block header, each `ENC[...]` token
+//! of malformed-eyaml, files whose lines end with a lone `\r`, and a null merge strategy.
+
+use std::path::{Path, PathBuf};
+
+use hieralint::check::{self, CheckOptions};
+use hieralint::diag::Diagnostic;
+
+/// A fresh environment: `hiera.yaml` (a node level and common) and the given files.
+fn env(tag: &str, files: &[(&str, &[u8])]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hieralint-spans-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("data/nodes")).unwrap();
+    std::fs::write(
+        dir.join("hiera.yaml"),
+        "version: 5\nhierarchy:\n  - name: n\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: c\n    path: common.yaml\n",
+    )
+    .unwrap();
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn check(dir: &Path, rule: &'static str) -> Vec<Diagnostic> {
+    check::check(&CheckOptions {
+        paths: vec![dir.to_path_buf()],
+        only: vec![rule],
+        ..CheckOptions::default()
+    })
+    .diagnostics
+}
+
+/// (file name, line, column, end line, end column) of each diagnostic's primary label.
+fn ranges(diags: &[Diagnostic]) -> Vec<(String, usize, usize, usize, usize)> {
+    diags
+        .iter()
+        .map(|d| {
+            let f = &d.primary.file;
+            let s = f.line_col(d.primary.span.start as usize);
+            let e = f.line_col(d.primary.span.end as usize);
+            let name = f.path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, s.line, s.column, e.line, e.column)
+        })
+        .collect()
+}
+
+fn one(tag: &str, file: &str, text: &str, rule: &'static str) -> (usize, usize, usize, usize) {
+    let dir = env(tag, &[(file, text.as_bytes())]);
+    let r = ranges(&check(&dir, rule));
+    assert_eq!(r.len(), 1, "{tag}: {r:?}");
+    let (_, a, b, c, d) = r[0].clone();
+    (a, b, c, d)
+}
+
+#[test]
+fn tokens_in_block_scalars_with_an_indentation_indicator() {
+    assert_eq!(
+        one(
+            "lit2",
+            "data/common.yaml",
+            "k: |2\n   é %{a..b}\n",
+            "interpolation-syntax-error"
+        ),
+        (2, 6, 2, 13)
+    );
+    assert_eq!(
+        one(
+            "fold1",
+            "data/common.yaml",
+            "k: >1\n  é %{::osfamily}\n",
+            "legacy-fact"
+        ),
+        (2, 5, 2, 18)
+    );
+    assert_eq!(
+        one(
+            "nested",
+            "data/common.yaml",
+            "a:\n  k: |-2\n      x\n      é %{a..b}\n",
+            "interpolation-syntax-error"
+        ),
+        (4, 9, 4, 16)
+    );
+}
+
+#[test]
+fn syntax_errors_point_at_the_problem() {
+    let h001 = "yaml-syntax-error";
+    // The unknown escape, not the opening quote (Psych's message keeps the context mark).
+    assert_eq!(
+        one("esc", "data/common.yaml", "k: \"😀é \\q\"\n", h001),
+        (1, 8, 1, 10)
+    );
+    assert_eq!(
+        one("esc2", "data/common.yaml", "k: \"😀\n  é \\q\"\n", h001),
+        (2, 5, 2, 7)
+    );
+    // A valid `\\` before the bad escape is passed over.
+    assert_eq!(
+        one("esc3", "data/common.yaml", "k: \"a \\\\q \\q\"\n", h001),
+        (1, 11, 1, 13)
+    );
+    // The whole bad hexadecimal escape, after 200 two-byte characters.
+    let text = format!("k: \"{}\\xZZ\"\n", "é".repeat(200));
+    assert_eq!(
+        one("hex", "data/common.yaml", &text, h001),
+        (1, 205, 1, 209)
+    );
+    assert_eq!(
+        one(
+            "surrogate",
+            "data/common.yaml",
+            "k: \"a \\uD800 b\"\n",
+            h001
+        ),
+        (1, 7, 1, 13)
+    );
+    // The tab that breaks the indentation.
+    assert_eq!(
+        one("tab", "data/common.yaml", "a:\n  k: 😀\n\tb\n", h001),
+        (3, 1, 3, 2)
+    );
+    // The character of a block header that is neither an indicator nor a comment.
+    assert_eq!(
+        one("header", "data/common.yaml", "k: |x\n  a\n", h001),
+        (1, 5, 1, 6)
+    );
+    assert_eq!(
+        one("zero", "data/common.yaml", "k: |0\n  a\n", h001),
+        (1, 5, 1, 6)
+    );
+    // The character that ends an anchor's name; the sigil when there is no name.
+    assert_eq!(
+        one("anchor", "data/common.yaml", "k: &a😀 x\n", h001),
+        (1, 6, 1, 7)
+    );
+    assert_eq!(
+        one("noname", "data/common.yaml", "k: & x\n", h001),
+        (1, 4, 1, 5)
+    );
+}
+
+#[test]
+fn each_malformed_eyaml_token_is_reported_at_itself() {
+    let dir = env(
+        "eyaml",
+        &[(
+            "data/common.yaml",
+            "k: \"😀 ENC[] x ENC[FOO,QUJD] é\"\nj: ENC[GPG,QUJD]\n".as_bytes(),
+        )],
+    );
+    let r = ranges(&check(&dir, "malformed-eyaml"));
+    assert_eq!(
+        r,
+        vec![
+            ("common.yaml".to_string(), 1, 7, 1, 12),
+            ("common.yaml".to_string(), 1, 15, 1, 28),
+        ]
+    );
+}
+
+#[test]
+fn a_lone_carriage_return_ends_a_line() {
+    assert_eq!(
+        one(
+            "cr",
+            "data/common.yaml",
+            "a: 1\rk: on\r",
+            "yaml11-implicit-type"
+        ),
+        (2, 4, 2, 6)
+    );
+    assert_eq!(
+        one(
+            "cr2",
+            "data/common.yaml",
+            "j: 1\nk: \"x\r  %{a..b}\"\n",
+            "interpolation-syntax-error"
+        ),
+        (3, 3, 3, 10)
+    );
+}
+
+#[test]
+fn a_null_merge_strategy_is_shown_at_the_null() {
+    assert_eq!(
+        one(
+            "strategy",
+            "data/common.yaml",
+            "lookup_options:\n  a:\n    merge: {strategy: ~}\na: 1\n",
+            "invalid-merge-behavior"
+        ),
+        (3, 23, 3, 24)
+    );
+}
+
+/// A node file that defines the asked-for value is not labelled as lacking it for the nodes
+/// that do not read it.
+#[test]
+fn a_definition_in_a_file_the_nodes_do_not_read_says_so() {
+    let dir = env(
+        "label",
+        &[
+            (
+                "data/common.yaml",
+                "k: \"😀 %{lookup('prof::é.sub')}\"\n".as_bytes(),
+            ),
+            ("data/nodes/web01.yaml", b"a: 1\n"),
+            (
+                "data/nodes/web02.yaml",
+                "x: 1\nprof::é:\n  sub: 1\n".as_bytes(),
+            ),
+        ],
+    );
+    let diags = check(&dir, "interpolated-key-not-found");
+    assert_eq!(diags.len(), 1);
+    let labels: Vec<&str> = diags[0]
+        .secondary
+        .iter()
+        .map(|l| l.message.as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        vec!["`prof::é` is defined here, in a file these nodes do not read"]
+    );
+}
