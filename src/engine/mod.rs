@@ -414,18 +414,34 @@ impl Engine {
         if let Some(m) = self.modules.lock().ok().and_then(|m| m.get(name).cloned()) {
             return m;
         }
-        let info = self.env.module_dir(name, &*self.vfs).map(|dir| {
-            let data_provider = self
-                .vfs
-                .read(&dir.join("metadata.json"))
-                .and_then(|f| serde_json::from_str::<serde_json::Value>(f.text()).ok())
+        let info = self.env.module_dir(name, &*self.vfs).and_then(|dir| {
+            let file = self.vfs.read(&dir.join("metadata.json"));
+            let metadata = file
+                .as_ref()
+                .and_then(|f| serde_json::from_str::<serde_json::Value>(f.text()).ok());
+            // A metadata.json that does not parse: Puppet logs it and loads the module, unless
+            // strict is `error` (Puppet 8's default), where `read_metadata` raises
+            // FaultyMetadata (recorded: the same case, `badjson`, in strict mode).
+            let strict_error =
+                self.opts.strict == Strict::Error || self.opts.puppet == PuppetVersion::V8;
+            if file.is_some() && metadata.is_none() && strict_error {
+                return None;
+            }
+            if metadata.as_ref().is_some_and(|m| !metadata_complete(m)) {
+                // `Puppet::Module#load_metadata` raises MissingMetadata, which the environment
+                // logs: the module is not loaded, so its data is never read (recorded:
+                // fixtures/conformance/module/metadata-completeness).
+                return None;
+            }
+            let data_provider = metadata
+                .as_ref()
                 .and_then(|j| j.get("data_provider").map(Value::from_json));
-            Arc::new(ModuleInfo {
+            Some(Arc::new(ModuleInfo {
                 name: name.to_string(),
                 has_hiera_yaml: self.vfs.exists(&dir.join("hiera.yaml")),
                 dir,
                 data_provider,
-            })
+            }))
         });
         if let Ok(mut m) = self.modules.lock() {
             m.insert(name.to_string(), info.clone());
@@ -1350,4 +1366,21 @@ impl Session<'_> {
             provenance: cx.provenance.take().into(),
         }
     }
+}
+
+/// Whether a module's parsed `metadata.json` lets Puppet load the module
+/// (`Puppet::Module#load_metadata`): an empty object, or an object whose `source`, `author`,
+/// `version`, `license` and `dependencies` are all there and not null, `dependencies` an Array.
+/// Anything else that parses (an array, a number) is read as Ruby reads it: an empty one is
+/// fine, and the rest is not modelled (loaded).
+fn metadata_complete(m: &serde_json::Value) -> bool {
+    let Some(o) = m.as_object() else {
+        return true;
+    };
+    o.is_empty()
+        || (["source", "author", "version", "license"]
+            .iter()
+            .all(|k| o.get(*k).is_some_and(|v| !v.is_null()))
+            && o.get("dependencies")
+                .is_some_and(serde_json::Value::is_array))
 }

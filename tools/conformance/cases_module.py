@@ -125,3 +125,40 @@ dh::dflt_merge: {a: {x: 1}}
     L('dh::merged', 'deep'), L('dh::dflt_merge'), L('dh::dflt_merge', 'first'), L('dh::only_default', 'unique'), L('dh::nope'),
     L('dh::only_default', explain=True)],
   readme='module default_hierarchy: used only when nothing else found, own lookup_options, explicit merge ignored, convert_to (reference §2.6).')
+
+# Puppet::Module#load_metadata: a metadata.json that is a non-empty Hash must hold a truthy
+# source, author, version, license and dependencies (not nil; dependencies an Array), or it raises MissingMetadata, which the
+# environment logs and the module is not loaded (found by tools/difftest,
+# findings/module-metadata-incomplete). An empty object, or no file, is fine.
+case('module/metadata-completeness', {
+    'hiera.yaml': H1,
+    'data/common.yaml': "---\nenvkey: env\n",
+    'modules/full/hiera.yaml': MOD_H,
+    'modules/full/metadata.json': META % ('full', ''),
+    'modules/full/data/common.yaml': "---\nfull::x: from-full\n",
+    'modules/nosource/hiera.yaml': MOD_H,
+    'modules/nosource/metadata.json': '{"name": "acme-nosource", "version": "1.0.0", "author": "a", "license": "x", "dependencies": []}\n',
+    'modules/nosource/data/common.yaml': "---\nnosource::x: from-nosource\n",
+    'modules/nulllicense/hiera.yaml': MOD_H,
+    'modules/nulllicense/metadata.json': '{"name": "acme-nulllicense", "version": "1.0.0", "author": "a", "license": null, "source": "s", "dependencies": []}\n',
+    'modules/nulllicense/data/common.yaml': "---\nnulllicense::x: from-nulllicense\n",
+    'modules/falseauthor/hiera.yaml': MOD_H,
+    'modules/falseauthor/metadata.json': '{"name": "acme-falseauthor", "version": "1.0.0", "author": false, "license": "x", "source": "s", "dependencies": []}\n',
+    'modules/falseauthor/data/common.yaml': "---\nfalseauthor::x: from-falseauthor\n",
+    'modules/emptystrings/hiera.yaml': MOD_H,
+    'modules/emptystrings/metadata.json': '{"name": "acme-emptystrings", "version": "", "author": "", "license": "", "source": "", "dependencies": []}\n',
+    'modules/emptystrings/data/common.yaml': "---\nemptystrings::x: from-emptystrings\n",
+    'modules/depsstring/hiera.yaml': MOD_H,
+    'modules/depsstring/metadata.json': '{"name": "acme-depsstring", "version": "1", "author": "a", "license": "x", "source": "s", "dependencies": "none"}\n',
+    'modules/depsstring/data/common.yaml': "---\ndepsstring::x: from-depsstring\n",
+    'modules/badjson/hiera.yaml': MOD_H,
+    'modules/badjson/metadata.json': '{"name": "acme-badjson",\n',
+    'modules/badjson/data/common.yaml': "---\nbadjson::x: from-badjson\n",
+    'modules/emptyobject/hiera.yaml': MOD_H,
+    'modules/emptyobject/metadata.json': '{}\n',
+    'modules/emptyobject/data/common.yaml': "---\nemptyobject::x: from-emptyobject\n",
+    'modules/nometa/hiera.yaml': MOD_H,
+    'modules/nometa/data/common.yaml': "---\nnometa::x: from-nometa\n",
+}, [L(k) for k in ['full::x', 'nosource::x', 'nulllicense::x', 'falseauthor::x', 'emptystrings::x', 'depsstring::x', 'badjson::x', 'emptyobject::x',
+                   'nometa::x', 'envkey']] + [L('nosource::x', explain=True)],
+  readme='a module whose non-empty metadata.json lacks source, author, version, license or dependencies (null counts as missing; dependencies must be an Array) is not loaded (Puppet::Module#load_metadata; reference §2.2).')
