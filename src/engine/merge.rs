@@ -766,6 +766,10 @@ impl Dm<'_> {
                 drop(v);
                 Ok(source.clone())
             }
+            // `src_tmp == source` is Float#== for a Float: false for NaN, so dest becomes ""
+            // (recorded: merge/deep-knockout-nan). Arrays and hashes compare by identity
+            // first, so a NaN inside them does not matter here.
+            R::S(Value::Float(f)) if f.is_nan() => Ok(R::S(Value::string(""))),
             other => Ok(other.clone()),
         }
     }
@@ -850,6 +854,14 @@ fn knock_out(src: &Rc<RefCell<Vec<R>>>, dest: &Rc<RefCell<Vec<R>>>, re: &onig::R
                 } else {
                     false
                 }
+            }
+            // `item != ko` holds for NaN (Float#==), so a NaN is knocked out of the source,
+            // and `dest.delete(NaN)` removes dest's NaNs (rb_equal tests identity first, and
+            // Ruby's NaNs are one object; recorded: merge/deep-knockout-nan).
+            None if matches!(&v, R::S(Value::Float(f)) if f.is_nan()) => {
+                dest.borrow_mut()
+                    .retain(|e| !matches!(e, R::S(Value::Float(g)) if g.is_nan()));
+                true
             }
             None => false,
         };

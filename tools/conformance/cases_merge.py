@@ -318,3 +318,16 @@ hierarchy:
     'data/common.yaml': "---\narr: [common]\nh: {common: 1, k: common}\n",
 }, each_merge(['arr', 'h', 'first_key', 'glob_key', 'role_only']) + [L('h', 'deep', explain=True)],
   readme='several locations in one hierarchy level merge with the lookup strategy (reference §1.5).')
+
+# deep_merge's overwrite_unmergeables with a knockout_prefix keeps the source only when
+# `src_tmp == source`; for a Float NaN that is false (Float#== on NaN), so dest becomes "".
+# Arrays and hashes compare by identity first and are unaffected; a value found only once is
+# not merged (found by tools/difftest, findings/deep-knockout-nan).
+case('merge/deep-knockout-nan', {
+    'hiera.yaml': H3,
+    'data/nodes/web01.example.com.yaml': "---\nk1: .nan\nk2: {a: .nan, b: [.nan]}\nk3: .nan\nk4: [.nan]\nk5: .inf\n",
+    'data/role/web.yaml': "---\nk1: 1\nk2: {a: 1, b: [2]}\nk4: [1]\nk5: 1\n",
+    'data/common.yaml': "---\nplain: 1\n",
+}, [L(k, {'strategy': 'deep', 'knockout_prefix': '--'}) for k in ['k1', 'k2', 'k3', 'k4', 'k5']]
+  + [L(k, 'deep') for k in ['k1', 'k2']],
+  readme='a deep merge with knockout_prefix turns a NaN source into "" (overwrite_unmergeables, NaN != NaN; reference §4.5).')
