@@ -227,6 +227,19 @@ fn skip_break(chars: &[(usize, char)], k: usize) -> usize {
     }
 }
 
+/// How many hexadecimal digits follow the escape letter `e` of a double-quoted scalar (0 for a
+/// one-letter escape); `None` for a letter YAML 1.1 has no escape for.
+pub(crate) fn escape_digits(e: char) -> Option<usize> {
+    match e {
+        'x' => Some(2),
+        'u' => Some(4),
+        'U' => Some(8),
+        '0' | 'a' | 'b' | 't' | '\t' | 'n' | 'v' | 'f' | 'r' | 'e' | ' ' | '"' | '/' | '\\'
+        | 'N' | '_' | 'L' | 'P' => Some(0),
+        _ => None,
+    }
+}
+
 /// A double-quoted escape after the backslash: the character and how many characters after
 /// the escape letter it used (hex digits).
 fn escape(e: char, rest: &[(usize, char)]) -> Option<(char, usize)> {
@@ -255,10 +268,10 @@ fn escape(e: char, rest: &[(usize, char)]) -> Option<(char, usize)> {
         '_' => ('\u{a0}', 0),
         'L' => ('\u{2028}', 0),
         'P' => ('\u{2029}', 0),
-        'x' => return hex(2),
-        'u' => return hex(4),
-        'U' => return hex(8),
-        _ => return None,
+        _ => match escape_digits(e)? {
+            0 => return None,
+            n => return hex(n),
+        },
     })
 }
 

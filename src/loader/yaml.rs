@@ -2183,26 +2183,16 @@ impl<'a> Loader<'a> {
     /// Psych: `did not find expected whitespace or line break while scanning a tag`).
     fn check_tag_end(&mut self, at: usize) -> bool {
         let b = self.text.as_bytes();
-        let uri = |c: u8, verbatim: bool| {
-            c.is_ascii_alphanumeric()
-                || b"-_;/?:@&=+$.!~*'()%".contains(&c)
-                || verbatim && b",[]".contains(&c)
-        };
         let mut i = at + 1;
         if b.get(i) == Some(&b'<') {
-            i += 1;
-            while b.get(i).is_some_and(|&c| uri(c, true)) {
-                i += 1;
-            }
+            i = tag_uri_end(b, i + 1, true);
             if b.get(i) != Some(&b'>') {
                 // saphyr refuses an unclosed verbatim tag itself.
                 return true;
             }
             i += 1;
         } else {
-            while b.get(i).is_some_and(|&c| uri(c, false)) {
-                i += 1;
-            }
+            i = tag_uri_end(b, i, false);
         }
         let in_flow = self.stack.last().is_some_and(|f| f.in_flow);
         match b.get(i) {
@@ -2637,13 +2627,14 @@ impl<'a> Loader<'a> {
                     '"' => return None,
                     '\\' => {
                         let e = char_at(i + 1)?;
+                        // An escaped line break folds the line; every other escape is
+                        // the loader's own table.
                         let digits = match e {
-                            'x' => 2,
-                            'u' => 4,
-                            'U' => 8,
-                            '0' | 'a' | 'b' | 't' | '\t' | 'n' | 'v' | 'f' | 'r' | 'e' | ' '
-                            | '"' | '/' | '\\' | 'N' | '_' | 'L' | 'P' | '\n' | '\r' => 0,
-                            _ => return Some(Span::new(i, i + 1 + e.len_utf8())),
+                            '\n' | '\r' => 0,
+                            _ => match crate::value_span::escape_digits(e) {
+                                Some(n) => n,
+                                None => return Some(Span::new(i, i + 1 + e.len_utf8())),
+                            },
                         };
                         let start = i + 2;
                         // The escape's digits as written (up to the closing quote or the line).
@@ -2719,14 +2710,7 @@ impl<'a> Loader<'a> {
             .starts_with("did not find expected whitespace or line break while scanning a tag")
             && b.get(at) == Some(&b'!')
         {
-            let mut i = at + 1;
-            while b
-                .get(i)
-                .is_some_and(|&c| c.is_ascii_alphanumeric() || b"-_;/?:@&=+$.!~*'()%".contains(&c))
-            {
-                i += 1;
-            }
-            return one_char(i);
+            return one_char(tag_uri_end(b, at + 1, false));
         }
         if b.get(at) == Some(&b'%') && message.contains("directive") {
             // The directive's line read again, as libyaml scans it.
@@ -2750,13 +2734,7 @@ impl<'a> Loader<'a> {
             && b.get(at + 1) == Some(&b'<')
         {
             // An unclosed verbatim tag: the first character that is not a URI character.
-            let mut i = at + 2;
-            while b.get(i).is_some_and(|&c| {
-                c.is_ascii_alphanumeric() || b"-_;/?:@&=+$.!~*'()%,[]".contains(&c)
-            }) {
-                i += 1;
-            }
-            return one_char(i);
+            return one_char(tag_uri_end(b, at + 2, true));
         }
         if message.starts_with("did not find expected alphabetic or numeric character")
             && matches!(b.get(at), Some(b'&' | b'*'))
@@ -3122,6 +3100,19 @@ fn depth_message(max_depth: usize) -> String {
 }
 
 /// End of an anchor or alias name: libyaml's `[0-9A-Za-z_-]+` (see `check_anchor_name`).
+/// End of the tag URI characters from `i` (libyaml's `yaml_parser_scan_tag_uri`; a verbatim
+/// tag `!<...>` also takes `,[]`).
+fn tag_uri_end(b: &[u8], mut i: usize, verbatim: bool) -> usize {
+    while b.get(i).is_some_and(|&c| {
+        c.is_ascii_alphanumeric()
+            || b"-_;/?:@&=+$.!~*'()%".contains(&c)
+            || verbatim && b",[]".contains(&c)
+    }) {
+        i += 1;
+    }
+    i
+}
+
 fn anchor_end(b: &[u8], mut i: usize, limit: usize) -> usize {
     while i < limit && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-')) {
         i += 1;

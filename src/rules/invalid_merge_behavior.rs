@@ -479,20 +479,24 @@ impl Cx<'_, '_, '_> {
                 (span, msg, "not a merge strategy".to_string(), help)
             } else if line.starts_with("The hash given as 'merge' must contain") {
                 // `strategy: ~` (or empty): at the null, not over the whole hash.
-                match strategy_node {
+                let (span, label, help) = match strategy_node {
                     Some(e) => (
                         value_span(e),
-                        "the `merge` hash names no `strategy`".to_string(),
-                        "a null strategy".to_string(),
-                        "help: name one: `strategy: deep`".to_string(),
+                        "a null strategy",
+                        "help: name one: `strategy: deep`",
                     ),
                     None => (
                         value_span(o),
-                        "the `merge` hash names no `strategy`".to_string(),
-                        "no `strategy` key".to_string(),
-                        "help: add `strategy: deep` (options belong to the deep merge)".to_string(),
+                        "no `strategy` key",
+                        "help: add `strategy: deep` (options belong to the deep merge)",
                     ),
-                }
+                };
+                (
+                    span,
+                    "the `merge` hash names no `strategy`".to_string(),
+                    label.to_string(),
+                    help.to_string(),
+                )
             } else if let Some(opt) = between(line, "unrecognized key '", "'") {
                 let at = map
                     .and_then(|m| field(m, opt))
