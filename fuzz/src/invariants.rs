@@ -15,9 +15,16 @@ use hieralint::value::{Node, NodeKind};
 pub struct Lines(Vec<usize>);
 
 impl Lines {
+    /// Line starts counted directly: after `\n`, and after a `\r` not followed by `\n` (a
+    /// lone `\r` ends a line, as libyaml counts lines; docs/integrations.md "Positions").
     pub fn of(text: &str) -> Lines {
+        let b = text.as_bytes();
         let mut v = vec![0];
-        v.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        for (i, &c) in b.iter().enumerate() {
+            if c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+                v.push(i + 1);
+            }
+        }
         Lines(v)
     }
 
