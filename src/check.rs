@@ -177,10 +177,14 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     // the files, not of the analysis) keep the other core busy meanwhile. No file rule or
     // preparation touches the analysis (it is built inside a `OnceLock`: a rule waiting on it
     // from a thread that is building it would deadlock).
-    let sites = enabled
+    //
+    // Each file's interpolated strings are found in its file rules' task, right before the
+    // rules walk the same tree (`SiteSlots`): the tree is then in the cache for the second
+    // walk.
+    let slots = enabled
         .iter()
         .any(|r| r.reads_interpolations())
-        .then(|| crate::rules::SharedSites::new(project));
+        .then(|| crate::rules::SiteSlots::new(project));
     let (per_file, ((), ())) = rayon::join(
         || {
             project
@@ -192,7 +196,7 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
                         project,
                         file,
                         enabled,
-                        sites.as_ref().and_then(|s| s.get(i)),
+                        slots.as_ref().and_then(|s| s.get(i)),
                     );
                     crate::progress::inc();
                     d
@@ -207,6 +211,7 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
         },
     );
     let mut all: Vec<Diagnostic> = per_file.into_iter().flatten().collect();
+    let sites = slots.map(crate::rules::SiteSlots::finish);
     crate::timing::mark("file rules");
     all.extend(run_project_rules_with(project, enabled, sites.as_ref()));
     all.extend(limit_diagnostics(project));

@@ -222,6 +222,10 @@ pub fn run(opts: &RunOptions) -> RunResult {
         exclude,
         file_context: true,
         limits: opts.settings.limits,
+        scalar_flags: opts
+            .registry
+            .iter()
+            .any(|r| r.reads_scalar_flags() && enabled.contains(r.meta().code)),
     };
     let mut scanned = scan::load_project_with(&paths_in, &scan_opts);
     for (code, rc) in &opts.settings.rules {

@@ -622,6 +622,7 @@ pub fn load_project_limited(paths: &[PathBuf], limits: &Limits) -> (Project, Vec
         limits,
         &mut errors,
         Default::default(),
+        false,
     );
     (Project::new(files), errors)
 }
@@ -632,6 +633,7 @@ fn load_planned(
     limits: &Limits,
     errors: &mut Vec<ScanError>,
     mut early: EarlyParses,
+    scalar_flags: bool,
 ) -> Vec<LoadedFile> {
     crate::progress::phase("loading", planned.len());
     // What the walk's parses already hold, taken out in plan order (a file the plan lists
@@ -646,7 +648,11 @@ fn load_planned(
         .map(|(p, ready)| {
             let r = match ready {
                 Some(r) => r.map(|parsed| with_place(p, parsed)),
-                None => load_one(p, overlay, limits),
+                None => load_one(p, overlay, limits).inspect(|f| {
+                    if scalar_flags {
+                        crate::rules::tree::flags(&f.doc);
+                    }
+                }),
             };
             crate::progress::inc();
             r
@@ -681,6 +687,10 @@ pub struct ScanOptions {
     /// the file in context, and make the file arguments the reporting scope (pre-commit passes
     /// only the changed files).
     pub file_context: bool,
+    /// Find each file's [`crate::loader::ScalarFlags`] right after parsing it, while its tree
+    /// is in the cache (set when a rule that reads them runs; otherwise they are found when
+    /// first asked).
+    pub scalar_flags: bool,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -689,6 +699,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("overlay", &self.overlay.keys().collect::<Vec<_>>())
             .field("exclude", &self.exclude.is_some())
             .field("file_context", &self.file_context)
+            .field("scalar_flags", &self.scalar_flags)
             .field("limits", &self.limits)
             .finish()
     }
@@ -842,6 +853,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
     let early: std::sync::Mutex<EarlyParses> = Default::default();
     let mut planned = {
         let limits = &opts.limits;
+        let scalar_flags = opts.scalar_flags;
         let exclude = opts.exclude.as_ref();
         let early = &early;
         rayon::scope(|s| {
@@ -873,6 +885,9 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
                         .into_iter()
                         .map(|path| {
                             let r = parse_one(&path, overlay, limits);
+                            if let (true, Ok((_, doc))) = (scalar_flags, &r) {
+                                crate::rules::tree::flags(doc);
+                            }
                             (PathKey(path), r)
                         })
                         .collect();
@@ -941,7 +956,14 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         planned.retain(|p| !ex(&p.path));
         errors.retain(|e| !ex(&e.path));
     }
-    let files = load_planned(&planned, overlay, &opts.limits, &mut errors, early);
+    let files = load_planned(
+        &planned,
+        overlay,
+        &opts.limits,
+        &mut errors,
+        early,
+        opts.scalar_flags,
+    );
     Scan {
         project: Project::new(files),
         errors,

@@ -104,6 +104,7 @@ pub fn load(file: &SourceFile) -> Document {
         root,
         comments: p.comments,
         issues,
+        scalar_flags: Default::default(),
     }
 }
 

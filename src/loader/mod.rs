@@ -127,6 +127,22 @@ pub struct Document {
     pub root: Option<Node>,
     pub comments: Vec<Comment>,
     pub issues: Vec<LoadIssue>,
+    /// What the document's scalars hold that some rule reports ([`ScalarFlags`]), found by
+    /// the first that asks (`rules::tree::flags`).
+    pub scalar_flags: std::sync::OnceLock<ScalarFlags>,
+}
+
+/// Whether any scalar of a document is one that a rule reports, so that the rules can pass a
+/// file over without walking its tree. Found by one walk of the tree when the file is parsed,
+/// while the tree is in the cache (`rules::tree::flags`): walked again after the whole
+/// project is loaded, the trees of a 15k-file repository are long out of the cache, and that
+/// walk cost more than its instructions say (docs/benchmarks.md "Session 27").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScalarFlags {
+    /// A plain scalar yaml11-implicit-type reports (H005).
+    pub yaml11_surprise: bool,
+    /// A value Psych reads as a Ruby Symbol (H012).
+    pub symbol_value: bool,
 }
 
 /// What Puppet's reader makes of a file (reference §6).
@@ -147,6 +163,7 @@ impl Document {
             root: None,
             comments: Vec::new(),
             issues: Vec::new(),
+            scalar_flags: Default::default(),
         }
     }
 

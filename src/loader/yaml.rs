@@ -3074,6 +3074,7 @@ impl<'a> Loader<'a> {
             root: self.root.map(|(n, _, _)| n),
             comments,
             issues: self.issues,
+            scalar_flags: Default::default(),
         }
     }
 }

@@ -136,24 +136,24 @@ pub struct Sink<'a> {
 }
 
 /// The interpolated strings of each of a project's files (by index in `Project::files`),
-/// found once per run (in parallel, before the rules) when an enabled rule reads them
-/// ([`Rule::reads_interpolations`]): four file rules read them (through one walk per file, the
-/// memo's), and interpolated-key-not-found and interpolation-loop each walked every data file
-/// again in the project phase.
+/// found once per run when an enabled rule reads them ([`Rule::reads_interpolations`]): four
+/// file rules read them (through one walk per file, the memo's), and
+/// interpolated-key-not-found and interpolation-loop each walked every data file again in the
+/// project phase.
+///
+/// Each file's sites are found by the first that asks: the file rules' task for that file, in
+/// practice, right before the rules walk the same tree. Found in a pass of their own before the
+/// rules (as until session 27), every tree was walked cold twice at 15k files (the trees do
+/// not stay in the cache between passes), and the rules' walk ran at a seventh of the
+/// loader's instructions per cycle (perf against callgrind, docs/benchmarks.md "Session 27").
 pub struct SharedSites<'a> {
     per_file: Vec<Vec<interp_sites::Site<'a>>>,
 }
 
 impl<'a> SharedSites<'a> {
+    /// Every file's sites, found now, in parallel.
     pub fn new(project: &'a Project) -> SharedSites<'a> {
-        use rayon::prelude::*;
-        SharedSites {
-            per_file: project
-                .files
-                .par_iter()
-                .map(interp_sites::data_sites)
-                .collect(),
-        }
+        SiteSlots::new(project).finish()
     }
 
     pub fn get(&self, i: usize) -> Option<&[interp_sites::Site<'a>]> {
@@ -165,6 +165,48 @@ impl<'a> SharedSites<'a> {
     pub fn free(self) {
         use rayon::prelude::*;
         self.per_file.into_par_iter().for_each(drop);
+    }
+}
+
+/// [`SharedSites`] being found, a file's by the first that asks ([`SiteSlots::get`]).
+pub struct SiteSlots<'a> {
+    project: &'a Project,
+    per_file: Vec<std::sync::OnceLock<Vec<interp_sites::Site<'a>>>>,
+}
+
+impl<'a> SiteSlots<'a> {
+    pub fn new(project: &'a Project) -> SiteSlots<'a> {
+        SiteSlots {
+            project,
+            per_file: project.files.iter().map(|_| Default::default()).collect(),
+        }
+    }
+
+    /// The sites of `project.files[i]`, found now if nobody asked before.
+    pub fn get(&self, i: usize) -> Option<&[interp_sites::Site<'a>]> {
+        let file = self.project.files.get(i)?;
+        Some(
+            self.per_file[i]
+                .get_or_init(|| interp_sites::data_sites(file))
+                .as_slice(),
+        )
+    }
+
+    /// Every file's sites, those nobody asked for found now (in parallel).
+    pub fn finish(self) -> SharedSites<'a> {
+        use rayon::prelude::*;
+        let project = self.project;
+        SharedSites {
+            per_file: self
+                .per_file
+                .into_par_iter()
+                .enumerate()
+                .map(|(i, slot)| {
+                    slot.into_inner()
+                        .unwrap_or_else(|| interp_sites::data_sites(&project.files[i]))
+                })
+                .collect(),
+        }
     }
 }
 
@@ -321,6 +363,12 @@ pub trait Rule: Send + Sync {
     /// the rules run, for the reason `needs_analysis` gives (it runs parallel work inside a
     /// `OnceLock` too), and so that a thread does not sit idle waiting for the one building it.
     fn needs_shared_lookups(&self) -> bool {
+        false
+    }
+
+    /// True for a rule that passes files over by their [`tree::flags`]: the scan then finds
+    /// them as it parses each file (`ScanOptions::scalar_flags`).
+    fn reads_scalar_flags(&self) -> bool {
         false
     }
 

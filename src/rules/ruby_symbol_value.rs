@@ -19,6 +19,10 @@ impl Rule for RubySymbolValue {
         &META
     }
 
+    fn reads_scalar_flags(&self) -> bool {
+        true
+    }
+
     /// Data files only: hiera.yaml version 3 is written with Symbols (`:backends:`), and its
     /// model is checked by the hiera.yaml rules.
     fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
@@ -28,6 +32,9 @@ impl Rule for RubySymbolValue {
         let Some(root) = &file.doc.root else {
             return;
         };
+        if !crate::rules::tree::flags(&file.doc).symbol_value {
+            return;
+        }
         let src = &file.source;
         for &at in sink.scalars(root).iter() {
             // Symbol keys are turned into Strings when Puppet loads the file

@@ -1,6 +1,7 @@
 //! Helpers the syntax rules share: walking the scalars written in a file, quoting a scalar so
 //! that its value stays the same, and narrowing spans.
 
+use crate::loader::{Document, ScalarFlags};
 use crate::span::{SourceFile, Span};
 use crate::value::{Node, NodeKind, Scalar, ScalarStyle};
 
@@ -61,6 +62,53 @@ pub fn scalars(root: &Node) -> Vec<ScalarAt<'_>> {
         out.sort_by_key(key);
     }
     out
+}
+
+/// [`ScalarFlags`] of `doc`: found now (a walk of the tree) unless found before.
+///
+/// The scan finds them for every file right after parsing it when a rule that reads them runs
+/// (`ScanOptions::scalar_flags`): then the tree is still in the cache. The rules ask here
+/// first and skip the file's walk when nothing in it is theirs to report.
+pub fn flags(doc: &Document) -> ScalarFlags {
+    *doc.scalar_flags.get_or_init(|| {
+        let mut f = ScalarFlags::default();
+        if let Some(root) = &doc.root {
+            // The scalars `scalars` lists, in the same walk (keys included, alias expansions
+            // and `<<`-merged entries left out), without the list.
+            let mut stack: Vec<(&Node, bool)> = Vec::with_capacity(64);
+            stack.push((root, false));
+            while let Some((node, is_key)) = stack.pop() {
+                if node.from_alias {
+                    continue;
+                }
+                match &node.kind {
+                    NodeKind::Scalar(s) => {
+                        if !is_key && matches!(s.value, crate::value::Value::Symbol(_)) {
+                            f.symbol_value = true;
+                        }
+                        if !f.yaml11_surprise
+                            && s.style == crate::value::ScalarStyle::Plain
+                            && node.tag().is_none()
+                            && super::yaml11_implicit_type::surprises(s, is_key)
+                        {
+                            f.yaml11_surprise = true;
+                        }
+                        if f.symbol_value && f.yaml11_surprise {
+                            break;
+                        }
+                    }
+                    NodeKind::Seq(items) => stack.extend(items.iter().map(|i| (i, false))),
+                    NodeKind::Map(m) => {
+                        for e in m.entries.iter().filter(|e| !e.merged) {
+                            stack.push((&e.value, false));
+                            stack.push((&e.key, true));
+                        }
+                    }
+                }
+            }
+        }
+        f
+    })
 }
 
 /// The scalar whose span is exactly `span`, in the output of [`scalars`] (sorted by span).
@@ -185,6 +233,49 @@ mod tests {
             .map(|(t, k, top)| (t.as_str(), *k, *top))
             .collect();
         assert_eq!(got, want);
+    }
+
+    /// The flags' own walk says what a pass over [`scalars`] says: the rules skip a file on
+    /// the flags alone, so a scalar the flags miss would be a finding lost.
+    #[test]
+    fn flags_agree_with_the_scalars_the_rules_walk() {
+        let docs = [
+            ("a: on\n", true, false),
+            ("a: true\nb: 'on'\nc: !!str on\n", false, false),
+            ("true: x\n", true, false),
+            ("a: {b: [x, 0755]}\n", true, false),
+            ("a: 1e3\n", true, false),
+            ("a: 10.0.0.1\nb: 1.5\n", false, false),
+            ("a: :sym\n", false, true),
+            (":sym: x\n", false, false),
+            ("a: [x, {b: c}]\nd: yes\ne:\n  - :s\n", true, true),
+            // An anchored scalar counts where the anchor is, not where an alias repeats it;
+            // `<<`-merged entries count in the mapping they come from.
+            ("a: &x on\nb: *x\n", true, false),
+            ("a: &m\n  k: :s\nb:\n  <<: *m\n", false, true),
+            ("", false, false),
+            ("- on\n- :s\n", true, true),
+        ];
+        for (text, yaml11, symbol) in docs {
+            let file = SourceFile::new("t.yaml", text);
+            let doc = yaml::load(&file);
+            let by_walk = doc.root.as_ref().map_or((false, false), |r| {
+                let all = scalars(r);
+                (
+                    all.iter().any(|s| {
+                        s.scalar.style == ScalarStyle::Plain
+                            && s.node.tag().is_none()
+                            && crate::rules::yaml11_implicit_type::surprises(s.scalar, s.is_key)
+                    }),
+                    all.iter().any(|s| {
+                        !s.is_key && matches!(s.scalar.value, crate::value::Value::Symbol(_))
+                    }),
+                )
+            });
+            let f = flags(&doc);
+            assert_eq!((f.yaml11_surprise, f.symbol_value), by_walk, "{text:?}");
+            assert_eq!(by_walk, (yaml11, symbol), "{text:?}");
+        }
     }
 
     #[test]

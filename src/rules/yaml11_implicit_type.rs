@@ -20,6 +20,10 @@ impl Rule for Yaml11ImplicitType {
         &META
     }
 
+    fn reads_scalar_flags(&self) -> bool {
+        true
+    }
+
     fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         check(file, sink);
     }
@@ -118,6 +122,11 @@ fn classify(
     }
 }
 
+/// Whether this rule reports the plain, untagged scalar `s` ([`tree::flags`]).
+pub(crate) fn surprises(s: &crate::value::Scalar, is_key: bool) -> bool {
+    classify(&s.text, s.resolved, &s.value, is_key).is_some()
+}
+
 /// `octal Integer`, `hexadecimal Integer`, ... for a scalar resolved by Psych's integer branch
 /// with a radix prefix or digit separators.
 fn int_form(text: &str) -> &'static str {
@@ -170,6 +179,9 @@ fn check<'a>(file: &'a LoadedFile, sink: &mut Sink<'a>) {
     let Some(root) = &file.doc.root else {
         return;
     };
+    if !tree::flags(&file.doc).yaml11_surprise {
+        return;
+    }
     let src = &file.source;
     let module_data =
         file.module_name().is_some() && file.role != crate::project::FileRole::HieraConfig;
