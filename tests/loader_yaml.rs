@@ -602,19 +602,56 @@ fn multibyte_text_columns_count_characters() {
 
 #[test]
 fn crlf_and_bom_files() {
-    let bytes = b"\xef\xbb\xbfa: 1\r\nb:\r\n  - 'x' # c\r\nc: |\r\n  t\r\n";
+    // A comment first: after a byte order mark, a mapping begun on line 1 would end at line 2
+    // (libyaml counts the mark as a column; recorded: fixtures/conformance/yaml/
+    // bom-shifts-line-one), which `a_byte_order_mark_counts_as_a_column` below covers.
+    let bytes = b"\xef\xbb\xbf# bom\r\na: 1\r\nb:\r\n  - 'x' # c\r\nc: |\r\n  t\r\n";
     let (file, doc) = load_bytes(bytes);
     assert!(file.had_bom);
     assert!(doc.issues.is_empty(), "{:?}", doc.issues);
     let root = doc.root.as_ref().unwrap();
-    assert_eq!(range(&file, entry(root, "a").value.span), ((1, 4), (1, 5)));
+    assert_eq!(range(&file, entry(root, "a").value.span), ((2, 4), (2, 5)));
     let x = &entry(root, "b").value.as_seq().unwrap()[0];
-    assert_eq!(range(&file, x.span), ((3, 5), (3, 8)));
-    // The comment stops before the \r.
-    assert_eq!(file.slice(doc.comments[0].span), "# c");
+    assert_eq!(range(&file, x.span), ((4, 5), (4, 8)));
+    // The comments stop before the \r; the first does not count the mark.
+    assert_eq!(range(&file, doc.comments[0].span), ((1, 1), (1, 6)));
+    assert_eq!(file.slice(doc.comments[1].span), "# c");
     let c = &entry(root, "c").value;
     assert_eq!(c.as_str(), Some("t\n"));
-    assert_eq!(range(&file, c.span), ((4, 4), (5, 4)));
+    assert_eq!(range(&file, c.span), ((5, 4), (6, 4)));
+}
+
+/// Puppet reads data files with `encoding: 'utf-8'` (`EnvironmentContext#cached_file_data`),
+/// so a byte order mark reaches libyaml, which skips it but counts it as a column: line 1
+/// starts at column 2, a mapping begun there ends at the first line at column 1, and Psych
+/// returns only that first document (recorded with Puppet: fixtures/conformance/yaml/
+/// bom-shifts-line-one; with Psych: fixtures/yaml/bad `crlf_with_bom.yaml`).
+#[test]
+fn a_byte_order_mark_counts_as_a_column() {
+    let (file, doc) = load_bytes(b"\xef\xbb\xbfa: 1\r\nb:\r\n  - x\r\n");
+    assert_eq!(
+        doc.root.as_ref().map(|n| n.to_value().ruby_inspect()),
+        Some("{\"a\"=>1}".to_string())
+    );
+    assert!(doc.fatal_issue().is_none());
+    let extra: Vec<_> = doc
+        .issues
+        .iter()
+        .filter(|i| i.kind == LoadIssueKind::ExtraDocument)
+        .map(|i| range(&file, i.span))
+        .collect();
+    assert_eq!(extra, [((2, 1), (2, 2))]);
+    // Indented alike, line 2 continues the mapping; `a:` then ` x: 1` are siblings.
+    let (_, doc) = load_bytes(b"\xef\xbb\xbfa: 1\n b: 2\n");
+    assert_eq!(
+        doc.root.as_ref().map(|n| n.to_value().ruby_inspect()),
+        Some("{\"a\"=>1, \"b\"=>2}".to_string())
+    );
+    let (_, doc) = load_bytes(b"\xef\xbb\xbfa:\n x: 1\n");
+    assert_eq!(
+        doc.root.as_ref().map(|n| n.to_value().ruby_inspect()),
+        Some("{\"a\"=>nil, \"x\"=>1}".to_string())
+    );
 }
 
 #[test]

@@ -214,3 +214,28 @@ fn a_definition_in_a_file_the_nodes_do_not_read_says_so() {
         vec!["`prof::é` is defined here, in a file these nodes do not read"]
     );
 }
+
+/// A byte order mark counts as a column for Psych (recorded:
+/// fixtures/conformance/yaml/bom-shifts-line-one): the mapping begun on line 1 ends at line 2,
+/// which is reported there; positions do not count the mark (docs/integrations.md "Positions").
+#[test]
+fn a_byte_order_mark_ends_the_data_at_the_first_line_at_column_one() {
+    assert_eq!(
+        one(
+            "bom",
+            "data/common.yaml",
+            "\u{FEFF}é: on\nj: 1\n",
+            "multiple-yaml-documents"
+        ),
+        (2, 1, 2, 2)
+    );
+    assert_eq!(
+        one(
+            "bom2",
+            "data/common.yaml",
+            "\u{FEFF}é: on\nj: 1\n",
+            "yaml11-implicit-type"
+        ),
+        (1, 4, 1, 6)
+    );
+}

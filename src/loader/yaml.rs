@@ -75,9 +75,14 @@ struct Runs {
 }
 
 fn load_counted(file: &SourceFile, limits: &Limits) -> (Document, Runs) {
-    // After a byte order mark that hides a line-1 marker, parse as libyaml reads it: the mark
-    // becomes a space, and every span moves back by that byte afterwards.
-    let bom = bom_hides_marker(file);
+    // After a byte order mark, parse as libyaml reads it: the mark becomes a space, and every
+    // span moves back by that byte afterwards. Puppet reads files with `encoding: 'utf-8'`, so
+    // the mark reaches libyaml, which skips it at column 0 but counts it as a column
+    // (`yaml_parser_scan_to_next_token`): line 1 starts at column 1, as after a space. It hides
+    // a `---` there ([`bom_hides_marker`]), and a block mapping or sequence begun on line 1 ends
+    // at the first line back at column 0, where Psych's first document ends: Psych reads only
+    // that first part (recorded: fixtures/conformance/yaml/bom-shifts-line-one).
+    let bom = file.had_bom;
     let shifted;
     let text = if bom {
         shifted = format!(" {}", file.text());
@@ -169,7 +174,7 @@ fn load_counted(file: &SourceFile, limits: &Limits) -> (Document, Runs) {
 /// a column, so Psych reads `---` as the start of a plain scalar: `\u{FEFF}---` followed by a
 /// mapping fails with `mapping values are not allowed in this context` (recorded:
 /// fixtures/conformance/yaml/file-shapes-and-errors `fbom`), `\u{FEFF}--- 42` is the String
-/// `"--- 42"`. A mark before anything else is harmless.
+/// `"--- 42"`. Before a block collection the mark shortens the data instead (see [`load`]).
 pub fn bom_hides_marker(file: &SourceFile) -> bool {
     let t = file.text().as_bytes();
     let marker = |m: &[u8]| {

@@ -45,6 +45,38 @@ fn check(file: &LoadedFile, sink: &mut Sink) {
         } else {
             "this data file"
         };
+        if ends_without_marker(src.text(), issue) {
+            // No `---`: the first document ended because this line cannot continue it (it is
+            // left of where the data of line 1 began, or follows a complete flow collection).
+            let mut d = Diagnostic::new(
+                &META,
+                src,
+                issue.span,
+                format!(
+                    "the data Puppet reads from {what} ends before this line: it ignores the rest"
+                ),
+            )
+            .primary_message("a second YAML document starts here");
+            d = if src.had_bom {
+                // libyaml counts the mark as a column (recorded:
+                // fixtures/conformance/yaml/bom-shifts-line-one).
+                d.note(
+                    "the file starts with a byte order mark, which Psych counts as a column: line \
+                     1 reads as indented one column more than it looks, so this less indented \
+                     line ends the data",
+                )
+                .note("remove the byte order mark (save the file as UTF-8 without BOM)")
+            } else {
+                d.note(
+                    "YAML ends a document where a line starts left of the data it began with \
+                     (or after a complete flow collection), even without `---`; Puppet loads \
+                     only the first document, so keys from here on are never found",
+                )
+                .note("indent the data alike, or move the rest to its own file")
+            };
+            sink.report(d);
+            continue;
+        }
         sink.report(
             Diagnostic::new(
                 &META,
@@ -60,6 +92,16 @@ fn check(file: &LoadedFile, sink: &mut Sink) {
             .note("remove the `---` to make it one document, or move the data to its own file"),
         );
     }
+}
+
+/// Whether `issue` is where the first document ended without a `---` or `...` marker: libyaml
+/// starts a document implicitly there (an empty span), or, when the line cannot start one
+/// either, fails with `did not find expected <document start>`, which Psych never sees
+/// (`Psych.parse` returns at the end of the first document).
+fn ends_without_marker(text: &str, issue: &crate::loader::LoadIssue) -> bool {
+    let at = text.get(issue.span.start as usize..).unwrap_or("");
+    !(at.starts_with("---") || at.starts_with("..."))
+        && (issue.span.is_empty() || issue.message.contains("expected <document start>"))
 }
 
 /// Whether YAML text holds anything but blank lines, comments, `---` and `...` markers.

@@ -135,6 +135,33 @@ lookups += [L('fmultidoc::only2'), L('fsymval::ok'), L('fempty::k', explain=True
 case('yaml/file-shapes-and-errors', files, lookups,
      readme='one module per YAML file variant: dates, ruby tags, sets, empty/---/comment-only/~ files, list/scalar documents, multi-doc, syntax errors, invalid nested keys (reference §6.1, §6.5).')
 
+# A UTF-8 BOM at the start of a YAML file: Puppet reads the file with `encoding: 'utf-8'` (the
+# mark stays in the string) and libyaml skips it at column 0 of a line but counts it as a column
+# (`yaml_parser_scan_to_next_token`: SKIP moves mark.column), so line 1 starts at column 1. A
+# block collection started there ends at the first line back at column 0, and Psych.parse returns
+# the first document without reading on (the rest is a second document it never parses).
+bom_variants = [
+    ('bmap', "\ufeffbmap::a: 1\nbmap::b: 2\n", ['a', 'b']),
+    ('bnest', "\ufeffbnest::a:\n bnest::x: 1\n", ['a', 'x']),
+    ('bind', "\ufeffbind::a: 1\n bind::b: 2\n", ['a', 'b']),
+    ('bdeep', "\ufeffbdeep::a:\n  x: 1\nbdeep::b: 2\n", ['a', 'b']),
+    ('bcom', "\ufeff# comment\nbcom::a: 1\nbcom::b: 2\n", ['a', 'b']),
+    ('bblank', "\ufeff\nbblank::a: 1\nbblank::b: 2\n", ['a', 'b']),
+    ('bflow', "\ufeff{bflow::a: 1, bflow::b: 2}\n", ['a', 'b']),
+    ('bblock', "\ufeffbblock::a: |\n x\nbblock::b: 2\n", ['a', 'b']),
+    ('blater', "\ufeffblater::a: 1\nblater::b: [\n", ['a', 'b']),
+    ('blist', "\ufeff- 1\n- 2\n", ['a']),
+    ('bspace', "\ufeff  bspace::a: 1\n  bspace::b: 2\n", ['a', 'b']),
+]
+bfiles = {'hiera.yaml': H1}
+blookups = []
+for n, text, keys in bom_variants:
+    bfiles.update(mod_file(n, text))
+    blookups += [L('%s::%s' % (n, k)) for k in keys]
+blookups.append(L('bmap::a', explain=True))
+case('yaml/bom-shifts-line-one', bfiles, blookups,
+     readme='a byte order mark counts as a column of line 1: a block mapping or sequence that starts there ends at the first line at column 0, and Psych reads only that first part (reference §6.1).')
+
 case('yaml/env-non-hash-file', {
     'hiera.yaml': H3,
     'data/nodes/web01.example.com.yaml': "---\n- a\n- b\n",
