@@ -2,7 +2,8 @@
 //! rule report at least one diagnostic, every ```` ```yaml,passes ```` block none.
 //!
 //! A block whose first line is a comment naming a path (`# modules/ntp/data/common.yaml`) is
-//! written there inside a temporary environment; otherwise it is `data/common.yaml`. A later
+//! written there inside a temporary environment (without that line for a `.json` path);
+//! otherwise it is `data/common.yaml`. A later
 //! line that is only `# <path>` starts another file of the same example. The environment gets
 //! a default v5 `hiera.yaml` (and each module one) unless the example writes it. A ```` ```json,facts ```` block is a fact set for the example that
 //! follows it (written to the environment's `facts/`, which the harness passes as `--facts`).
@@ -47,6 +48,11 @@ fn place(body: &str) -> (String, String) {
     match first.strip_prefix("# ") {
         Some(p) if p.contains('/') || p.ends_with(".yaml") || p.ends_with(".json") => {
             let p = p.split_whitespace().next().unwrap().to_string();
+            // JSON has no comments: the path line is not part of the file.
+            if p.ends_with(".json") {
+                let rest = body.split_once('\n').map_or("", |(_, r)| r);
+                return (p, rest.to_string());
+            }
             (p, body.to_string())
         }
         _ => ("data/common.yaml".to_string(), body.to_string()),

@@ -86,4 +86,25 @@ rule_tests! {
     unanchored_lookup_options_pattern => "unanchored-lookup-options-pattern",
     invalid_merge_behavior => "invalid-merge-behavior",
     merge_type_mismatch => "merge-type-mismatch",
+    module_not_loaded => "module-not-loaded",
+}
+
+/// Puppet 7 logs a metadata.json that does not parse and loads the module; only Puppet 8
+/// (strict = error) leaves it out (recorded: fixtures/conformance/module/metadata-completeness
+/// `badjson` in both modes).
+#[test]
+fn module_not_loaded_by_puppet_8_only_when_metadata_does_not_parse() {
+    let case = crate_root().join("fixtures/rules/module-not-loaded/bad-json");
+    let with = |puppet: u8| {
+        hieralint::check::check(&hieralint::check::CheckOptions {
+            paths: vec![case.clone()],
+            only: vec!["module-not-loaded"],
+            puppet,
+            ..Default::default()
+        })
+        .diagnostics
+        .len()
+    };
+    assert_eq!(with(8), 1);
+    assert_eq!(with(7), 0);
 }

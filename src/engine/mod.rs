@@ -416,23 +416,19 @@ impl Engine {
         }
         let info = self.env.module_dir(name, &*self.vfs).and_then(|dir| {
             let file = self.vfs.read(&dir.join("metadata.json"));
+            let strict_error =
+                self.opts.strict == Strict::Error || self.opts.puppet == PuppetVersion::V8;
+            if metadata_problem(
+                file.as_deref().map(crate::span::SourceFile::text),
+                strict_error,
+            )
+            .is_some()
+            {
+                return None;
+            }
             let metadata = file
                 .as_ref()
                 .and_then(|f| serde_json::from_str::<serde_json::Value>(f.text()).ok());
-            // A metadata.json that does not parse: Puppet logs it and loads the module, unless
-            // strict is `error` (Puppet 8's default), where `read_metadata` raises
-            // FaultyMetadata (recorded: the same case, `badjson`, in strict mode).
-            let strict_error =
-                self.opts.strict == Strict::Error || self.opts.puppet == PuppetVersion::V8;
-            if file.is_some() && metadata.is_none() && strict_error {
-                return None;
-            }
-            if metadata.as_ref().is_some_and(|m| !metadata_complete(m)) {
-                // `Puppet::Module#load_metadata` raises MissingMetadata, which the environment
-                // logs: the module is not loaded, so its data is never read (recorded:
-                // fixtures/conformance/module/metadata-completeness).
-                return None;
-            }
             let data_provider = metadata
                 .as_ref()
                 .and_then(|j| j.get("data_provider").map(Value::from_json));
@@ -1368,19 +1364,43 @@ impl Session<'_> {
     }
 }
 
-/// Whether a module's parsed `metadata.json` lets Puppet load the module
-/// (`Puppet::Module#load_metadata`): an empty object, or an object whose `source`, `author`,
-/// `version`, `license` and `dependencies` are all there and not null, `dependencies` an Array.
-/// Anything else that parses (an array, a number) is read as Ruby reads it: an empty one is
-/// fine, and the rest is not modelled (loaded).
-fn metadata_complete(m: &serde_json::Value) -> bool {
-    let Some(o) = m.as_object() else {
-        return true;
+/// Why Puppet does not load a module, from its `metadata.json` ([`metadata_problem`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MetadataProblem {
+    /// The file does not parse as JSON: `read_metadata` raises FaultyMetadata only when strict
+    /// is `error` (Puppet 8's default); Puppet 7 logs it and loads the module.
+    Unparsable,
+    /// These attributes are absent or null, in Puppet's order (`source`, `author`, `version`,
+    /// `license`, `dependencies`): `No <attr> module metadata provided for <module>` names the
+    /// first.
+    Missing(Vec<&'static str>),
+    /// `dependencies` is there but not an Array.
+    DependenciesNotArray,
+}
+
+/// The attributes `Puppet::Module#load_metadata` requires of a non-empty metadata object.
+pub const METADATA_REQUIRED: [&str; 5] = ["source", "author", "version", "license", "dependencies"];
+
+/// Why `Puppet::Module#load_metadata` refuses a module's `metadata.json` (`text`; `None`: no
+/// file, which is fine), so that the environment logs the error and leaves the module out: its
+/// Hiera data is never read (recorded: fixtures/conformance/module/metadata-completeness).
+/// An empty object, or one whose `source`, `author`, `version`, `license` and `dependencies`
+/// are all there and not null, `dependencies` an Array, loads. Anything else that parses (an
+/// array, a number) is read as Ruby reads it: an empty one is fine, and the rest is not
+/// modelled (loaded).
+pub fn metadata_problem(text: Option<&str>, strict_error: bool) -> Option<MetadataProblem> {
+    let m = match serde_json::from_str::<serde_json::Value>(text?) {
+        Ok(m) => m,
+        Err(_) => return strict_error.then_some(MetadataProblem::Unparsable),
     };
-    o.is_empty()
-        || (["source", "author", "version", "license"]
-            .iter()
-            .all(|k| o.get(*k).is_some_and(|v| !v.is_null()))
-            && o.get("dependencies")
-                .is_some_and(serde_json::Value::is_array))
+    let o = m.as_object().filter(|o| !o.is_empty())?;
+    let missing: Vec<&'static str> = METADATA_REQUIRED
+        .iter()
+        .copied()
+        .filter(|k| o.get(*k).is_none_or(serde_json::Value::is_null))
+        .collect();
+    if !missing.is_empty() {
+        return Some(MetadataProblem::Missing(missing));
+    }
+    (!o["dependencies"].is_array()).then_some(MetadataProblem::DependenciesNotArray)
 }

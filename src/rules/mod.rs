@@ -27,6 +27,7 @@ pub mod lopts;
 pub mod malformed_eyaml;
 pub mod merge_type_mismatch;
 pub mod misplaced_suppression;
+pub mod module_not_loaded;
 pub mod multiple_yaml_documents;
 pub mod non_hash_data_file;
 pub mod reach;
@@ -421,6 +422,7 @@ static REGISTRY: &[&dyn Rule] = &[
     &unanchored_lookup_options_pattern::UnanchoredLookupOptionsPattern,
     &invalid_merge_behavior::InvalidMergeBehavior,
     &merge_type_mismatch::MergeTypeMismatch,
+    &module_not_loaded::ModuleNotLoaded,
 ];
 
 /// Diagnostics hieralint raises itself, outside any [`Rule`] phase (scanner, configuration,
