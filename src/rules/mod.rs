@@ -144,9 +144,10 @@ pub struct Sink<'a> {
 ///
 /// Each file's sites are found by the first that asks: the file rules' task for that file, in
 /// practice, right before the rules walk the same tree. Found in a pass of their own before the
-/// rules (as until session 27), every tree was walked cold twice at 15k files (the trees do
-/// not stay in the cache between passes), and the rules' walk ran at a seventh of the
-/// loader's instructions per cycle (perf against callgrind, docs/benchmarks.md "Session 27").
+/// rules (as until session 27), each file that interpolates was walked cold twice at 15k files
+/// (the trees do not stay in the cache between passes): the rules' scalar walk then ran at
+/// about a seventh of the run's average instructions per cycle (perf against callgrind,
+/// docs/benchmarks.md "Session 27").
 pub struct SharedSites<'a> {
     per_file: Vec<Vec<interp_sites::Site<'a>>>,
 }

@@ -87,7 +87,7 @@ pub fn flags(doc: &Document) -> ScalarFlags {
                             f.symbol_value = true;
                         }
                         if !f.yaml11_surprise
-                            && s.style == crate::value::ScalarStyle::Plain
+                            && s.style == ScalarStyle::Plain
                             && node.tag().is_none()
                             && super::yaml11_implicit_type::surprises(s, is_key)
                         {
