@@ -631,6 +631,46 @@ fn cross_file_findings_follow_edits_of_other_files() {
     assert_eq!(c.finish().code(), Some(0));
 }
 
+/// A project finding about a file the scan does not load (H407 at a module's metadata.json) is
+/// published for that file, at the brace of the object that lacks keys.
+#[test]
+fn a_module_puppet_does_not_load_is_reported_at_its_metadata() {
+    let env = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lsp-module-not-loaded-{}", std::process::id()))
+        .join("production");
+    let _ = std::fs::remove_dir_all(&env);
+    copy_dir(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/rules/module-not-loaded/missing-keys"),
+        &env,
+    );
+    let data = env.join("modules/ntp/data/common.yaml");
+    let metadata = env.join("modules/ntp/metadata.json");
+    let (mut c, _) = Client::start(&env, json!({}), json!({}));
+    c.open(&data, 1);
+    let d = c.diagnostics_until(&metadata, |d| {
+        d["diagnostics"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["code"] == "H407"))
+    });
+    let h407 = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "H407")
+        .unwrap()
+        .clone();
+    assert_eq!(h407["range"], range(0, 0, 0, 1));
+    assert!(
+        h407["message"]
+            .as_str()
+            .unwrap()
+            .contains("Puppet does not load module `ntp`"),
+        "{h407}"
+    );
+    assert_eq!(c.finish().code(), Some(0));
+}
+
 #[test]
 fn configuration_and_fact_sets_are_reloaded_when_they_change_on_disk() {
     let env = temp_env("reload");
