@@ -112,6 +112,14 @@ case('config/env-version-only', {
     'data/common.yaml': "---\nk: v\n",
 }, [L('k'), L('k', explain=True)], readme='version: 5 alone means one Common level with data/common.yaml (reference §1.3).')
 
+case('config/env-hiera-yaml-bom', {
+    'hiera.yaml': "\ufeffversion: 5\nhierarchy:\n  - name: nodes\n    path: nodes/%{trusted.certname}.yaml\n  - name: site\n    path: site.yaml\n",
+    'data/nodes/web01.example.com.yaml': "---\nk: node\nonly_node: n\n",
+    'data/site.yaml': "---\nk: site\nonly_site: s\n",
+    'data/common.yaml': "---\nk: common\nonly_common: c\n",
+}, [L('k'), L('only_node'), L('only_site'), L('only_common'), L('k', explain=True)],
+  readme='a hiera.yaml saved with a byte order mark: libyaml counts the mark as a column, so Psych reads only `version: 5` and the environment gets the default hierarchy, data/common.yaml (reference §1.3, §6.1).')
+
 case('config/env-options-defaults-not-merged', {
     'hiera.yaml': "version: 5\ndefaults:\n  data_hash: yaml_data\n  datadir: data\n  options: {a: 1}\nhierarchy:\n  - name: x\n    path: common.yaml\n    options: {b: 2}\n",
     'data/common.yaml': "---\nk: v\n",
