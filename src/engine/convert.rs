@@ -339,7 +339,26 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
                 super::types::short_name(other)
             ))),
         },
-        "String" => Ok(Value::string(puppet_string(value))),
+        "String" => match rest.first() {
+            None => Ok(Value::string(puppet_string(value))),
+            // `String.new(value, format)` (recorded: lopts/convert-to-string-format).
+            Some(Value::String(fmt)) => match super::format::string_new(value, fmt) {
+                Ok(s) => Ok(Value::string(s)),
+                Err(super::format::FormatError::Puppet(m)) => Err(raised(key, &m)),
+                Err(super::format::FormatError::Unsupported(m)) => Err(LookupError::new(
+                    ErrorKind::Unsupported,
+                    format!("The convert_to lookup_option for key '{key}': {m}"),
+                )),
+            },
+            Some(other) => Err(LookupError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "The convert_to lookup_option for key '{key}': hieralint does not model \
+                     String.new with the format {}",
+                    puppet_string(other)
+                ),
+            )),
+        },
         // `Sensitive.new(value)` wraps any value; a Sensitive stays as it is (recorded:
         // lopts/convert-to `to_sensitive`).
         "Sensitive" => Ok(match value {

@@ -32,6 +32,7 @@ pub mod env;
 pub mod error;
 pub mod explain;
 pub mod eyaml;
+pub mod format;
 pub mod layer;
 mod levels;
 pub(crate) mod lookup;

@@ -130,6 +130,50 @@ merge_null: [common]
                    'bad_opt', 'merge_null']] + [L('bad_name', 'first'), L('unknown_keys', 'deep')],
   readme='lookup_options entry shapes: strings, arrays, nil, unknown option keys, merge as string vs hash, invalid names/options (reference §3.4, §4.6).')
 
+case('lopts/convert-to-string-format', {
+    'hiera.yaml': H1,
+    'data/common.yaml': """---
+lookup_options:
+  fx_int: {convert_to: [String, "%x"]}
+  fo_int: {convert_to: [String, "%o"]}
+  fb_int: {convert_to: [String, "%b"]}
+  fd_int: {convert_to: [String, "%d"]}
+  fX_int: {convert_to: [String, "%X"]}
+  fs_int: {convert_to: [String, "%s"]}
+  fp_str: {convert_to: [String, "%p"]}
+  fs_str: {convert_to: [String, "%s"]}
+  fx_str: {convert_to: [String, "%x"]}
+  fx_hash: {convert_to: [String, "%x"]}
+  fx_arr: {convert_to: [String, "%x"]}
+  fx_float: {convert_to: [String, "%x"]}
+  ff_float: {convert_to: [String, "%f"]}
+  fx_bool: {convert_to: [String, "%x"]}
+  fd_str: {convert_to: [String, "%d"]}
+  fxp_int: {convert_to: [String, "%#x"]}
+  f5d_int: {convert_to: [String, "%5d"]}
+  fx_neg: {convert_to: [String, "%x"]}
+fx_int: 255
+fo_int: 8
+fb_int: 5
+fd_int: 42
+fX_int: 255
+fs_int: 42
+fp_str: abc
+fs_str: abc
+fx_str: abc
+fx_hash: {a: 1}
+fx_arr: [1, 2]
+fx_float: 1.5
+ff_float: 1.5
+fx_bool: true
+fd_str: "12"
+fxp_int: 255
+f5d_int: 42
+fx_neg: -255
+""",
+}, [L(k) for k,_,_ in ['fx_int', 'fo_int', 'fb_int', 'fd_int', 'fX_int', 'fs_int', 'fp_str', 'fs_str', 'fx_str', 'fx_hash', 'fx_arr', 'fx_float', 'ff_float', 'fx_bool', 'fd_str', 'fxp_int', 'f5d_int', 'fx_neg'] for _ in [0]] if False else [L(k) for k in ['fx_int', 'fo_int', 'fb_int', 'fd_int', 'fX_int', 'fs_int', 'fp_str', 'fs_str', 'fx_str', 'fx_hash', 'fx_arr', 'fx_float', 'ff_float', 'fx_bool', 'fd_str', 'fxp_int', 'f5d_int', 'fx_neg']],
+  readme='convert_to [String, format]: String.new with a format string, per value type: Integer in hex, octal, binary and decimal (with flags and width), Float, String, Boolean, and the formats a Hash, an Array or a String refuse (reference §3.3).')
+
 case('lopts/convert-to', {
     'hiera.yaml': H1,
     'data/common.yaml': """---
