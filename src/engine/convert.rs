@@ -203,29 +203,94 @@ pub fn parse_type(src: &str) -> Result<TypeExpr, String> {
     Ok(e)
 }
 
-/// Puppet's `StringConverter` default rendering (`String(v)`): strings quoted with single
-/// quotes inside containers.
+/// Puppet's `StringConverter` default rendering (`String.new(v)`, `DEFAULT_STRING_FORMATS`):
+/// a Float with `%f` (`1.500000`, `Inf`), undef as the empty string, a String as it is, and
+/// inside an Array or a Hash every value with `%p` ([`puppet_inspect`]). Recorded:
+/// fixtures/conformance/lopts/convert-to-string-rendering.
 pub fn puppet_string(v: &Value) -> String {
-    fn inner(v: &Value) -> String {
-        match v {
-            Value::String(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
-            other => puppet_string(other),
-        }
-    }
     match v {
         Value::Undef => String::new(),
         Value::String(s) => s.to_string(),
+        Value::Float(f) => ruby_format_f(*f),
+        Value::Array(_) | Value::Hash(_) => puppet_inspect(v),
+        other => other.to_ruby_s(),
+    }
+}
+
+/// `Kernel.format('%f', f)`: six decimals, `Inf`, `-Inf`, `NaN`.
+fn ruby_format_f(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "Inf" } else { "-Inf" }.into()
+    } else {
+        format!("{f:.6}")
+    }
+}
+
+/// A value inside a collection (`%p`): a String quoted as Puppet writes it, undef as `undef`,
+/// a Float as Ruby's `inspect` (`1.5`, `1.0e+20`, `Infinity`).
+fn puppet_inspect(v: &Value) -> String {
+    match v {
+        Value::Undef => "undef".into(),
+        Value::String(s) => puppet_quote(s),
         Value::Float(f) => ruby_float_to_s(*f),
-        Value::Array(a) => format!("[{}]", a.iter().map(inner).collect::<Vec<_>>().join(", ")),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(puppet_inspect).collect::<Vec<_>>().join(", ")
+        ),
         Value::Hash(h) => format!(
             "{{{}}}",
             h.iter()
-                .map(|(k, v)| format!("{} => {}", inner(k), inner(v)))
+                .map(|(k, v)| format!("{} => {}", puppet_inspect(k), puppet_inspect(v)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
         other => other.to_ruby_s(),
     }
+}
+
+/// `StringConverter#puppet_quote`: single quotes, a `'` escaped and a backslash kept as it is
+/// (doubled only when it ends the string); double quotes with escapes when the string holds a
+/// control character (`puppet_double_quote`: `\t`, `\n`, `\r`, `\"`, `\$`, `\\`, `\u{1}`).
+pub fn puppet_quote(s: &str) -> String {
+    if s.chars().any(|c| (c as u32) < 0x20) {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '"' => out.push_str("\\\""),
+                '$' => out.push_str("\\$"),
+                '\\' => out.push_str("\\\\"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        return out;
+    }
+    let mut out = String::from("'");
+    let mut escaped = false;
+    for c in s.chars() {
+        if escaped {
+            out.push('\\');
+            out.push(c);
+            escaped = false;
+        } else if c == '\'' {
+            out.push_str("\\'");
+        } else if c == '\\' {
+            escaped = true;
+        } else {
+            out.push(c);
+        }
+    }
+    if escaped {
+        out.push('\\');
+    }
+    out.push('\'');
+    out
 }
 
 /// The text explain prints for the convert_to arguments (`[Array, true]`).

@@ -174,6 +174,52 @@ fx_neg: -255
 }, [L(k) for k,_,_ in ['fx_int', 'fo_int', 'fb_int', 'fd_int', 'fX_int', 'fs_int', 'fp_str', 'fs_str', 'fx_str', 'fx_hash', 'fx_arr', 'fx_float', 'ff_float', 'fx_bool', 'fd_str', 'fxp_int', 'f5d_int', 'fx_neg'] for _ in [0]] if False else [L(k) for k in ['fx_int', 'fo_int', 'fb_int', 'fd_int', 'fX_int', 'fs_int', 'fp_str', 'fs_str', 'fx_str', 'fx_hash', 'fx_arr', 'fx_float', 'ff_float', 'fx_bool', 'fd_str', 'fxp_int', 'f5d_int', 'fx_neg']],
   readme='convert_to [String, format]: String.new with a format string, per value type: Integer in hex, octal, binary and decimal (with flags and width), Float, String, Boolean, and the formats a Hash, an Array or a String refuse (reference §3.3).')
 
+case('lopts/convert-to-string-rendering', {
+    'hiera.yaml': H1,
+    'data/common.yaml': r"""---
+lookup_options:
+  s_float: {convert_to: String}
+  s_tenth: {convert_to: String}
+  s_big: {convert_to: String}
+  s_negf: {convert_to: String}
+  s_inf: {convert_to: String}
+  s_ninf: {convert_to: String}
+  s_nan: {convert_to: String}
+  s_farr: {convert_to: String}
+  s_fhash: {convert_to: String}
+  s_undef: {convert_to: String}
+  s_top_undef: {convert_to: String}
+  s_esc: {convert_to: String}
+  s_quote: {convert_to: String}
+  s_uni: {convert_to: String}
+  s_bools: {convert_to: String}
+  s_nested: {convert_to: String}
+  s_intkey: {convert_to: String}
+  s_str_top: {convert_to: String}
+  s_empty: {convert_to: String}
+s_float: 1.5
+s_tenth: 0.1
+s_big: 1.0e+20
+s_negf: -2.0
+s_inf: .inf
+s_ninf: -.inf
+s_nan: .nan
+s_farr: [1.5, 2]
+s_fhash: {a: 0.25}
+s_undef: [~, a, {k: ~}]
+s_top_undef: ~
+s_esc: ["a\\b", "tab\tx", "nl\nx"]
+s_quote: ["it's", "say \"hi\""]
+s_uni: ["é", "\u0001"]
+s_bools: [true, false, 42, -7]
+s_nested: [[1, [2]], {}]
+s_intkey: {1: 2, true: x}
+s_str_top: "tab\tx"
+s_empty: ["", []]
+""",
+}, [L(k) for k in ['s_float', 's_tenth', 's_big', 's_negf', 's_inf', 's_ninf', 's_nan', 's_farr', 's_fhash', 's_undef', 's_top_undef', 's_esc', 's_quote', 's_uni', 's_bools', 's_nested', 's_intkey', 's_str_top', 's_empty']],
+  readme='convert_to String without a format: how String.new renders Floats (top level and inside collections), Infinity and NaN, undef, quoting and escapes of strings inside collections, non-String keys (reference §3.3).')
+
 case('lopts/convert-to', {
     'hiera.yaml': H1,
     'data/common.yaml': """---
