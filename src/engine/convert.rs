@@ -357,7 +357,26 @@ pub fn check_convert_to(key: &str, args: &[Value]) -> Result<String, LookupError
 pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, LookupError> {
     let name = check_convert_to(key, args)?;
     let rest = &args[1..];
-    let new_err = |m: String| raised(key, &format!("'new' {m}"));
+    // The name of the type's `new` function, which Puppet's message names (types.rb:
+    // `create_loaded_function(:new_float, ...)`; Integer's is plain `new`).
+    let dispatcher = match name.as_str() {
+        "Float" => "new_float",
+        "Numeric" => "new_numeric",
+        "Boolean" => "new_boolean",
+        "Array" => "new_array",
+        "Hash" => "new_hash",
+        "String" => "new_string",
+        _ => "new",
+    };
+    let new_err = |m: String| raised(key, &format!("'{dispatcher}' {m}"));
+    let unmodelled = |what: &str| {
+        LookupError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "The convert_to lookup_option for key '{key}': hieralint does not model {what}"
+            ),
+        )
+    };
     match name.as_str() {
         "Array" => {
             let wrap = matches!(rest.first(), Some(Value::Bool(true)));
@@ -370,6 +389,12 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
                         .collect(),
                 ),
                 Value::String(s) => Value::array(s.chars().map(|c| Value::string(c.to_string())).collect()),
+                // An Integer is Iterable as its `times`: `Array.new(3)` is `[0, 1, 2]` (recorded:
+                // difftest finding convert-to-new-variants). Bounded: a larger one is not modelled.
+                Value::Integer(n) if (0..=100_000).contains(n) => {
+                    Value::array((0..*n).map(Value::Integer).collect())
+                }
+                Value::Integer(n) => return Err(unmodelled(&format!("Array.new({n})"))),
                 other => {
                     return Err(new_err(format!(
                         "Value of type {} cannot be converted to Array",
@@ -399,6 +424,21 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
                 }
                 Ok(Value::hash(h))
             }
+            // A String is Iterable as its characters, taken in pairs: `'abcd'` is
+            // `{a => b, c => d}`, `''` is `{}` (recorded: difftest finding
+            // convert-to-new-variants). An odd count is not modelled.
+            Value::String(s) if s.chars().count() % 2 == 0 => {
+                let chars: Vec<char> = s.chars().collect();
+                let mut h = Hash::default();
+                for pair in chars.chunks(2) {
+                    h.insert(
+                        Value::string(pair[0].to_string()),
+                        Value::string(pair[1].to_string()),
+                    );
+                }
+                Ok(Value::hash(h))
+            }
+            Value::String(_) => Err(unmodelled("Hash.new of a String with an odd length")),
             other => Err(new_err(format!(
                 "Value of type {} cannot be converted to Hash",
                 super::types::short_name(other)
@@ -430,8 +470,25 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
             Value::Sensitive(_) => value.clone(),
             other => Value::Sensitive(std::sync::Arc::new(other.clone())),
         }),
-        "Integer" => to_integer(value, rest.first()).map_err(new_err),
-        "Float" => to_float(value).map_err(new_err),
+        // `Integer.new(from, radix, abs)`, or one hash `{from => ..., radix => ..., abs => ...}`
+        // (the `from_hash` dispatch; recorded: difftest finding convert-to-new-variants).
+        "Integer" => {
+            let (from, radix, abs) = match named_args(value, &["radix", "abs"]) {
+                Some((from, h)) => (from, h.get(&Value::string("radix")), h.get(&Value::string("abs"))),
+                None => (value, rest.first(), rest.get(1)),
+            };
+            let radix = radix.filter(|r| !matches!(r, Value::Undef));
+            to_integer(from, radix)
+                .map(|v| absolute(v, abs))
+                .map_err(new_err)
+        }
+        "Float" => {
+            let (from, abs) = match named_args(value, &["abs"]) {
+                Some((from, h)) => (from, h.get(&Value::string("abs"))),
+                None => (value, rest.first()),
+            };
+            to_float(from).map(|v| absolute(v, abs)).map_err(new_err)
+        }
         "Numeric" => match value {
             Value::Integer(_) | Value::Float(_) => Ok(value.clone()),
             Value::Bool(b) => Ok(Value::Integer(*b as i64)),
@@ -452,7 +509,9 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
             Value::Float(f) => Ok(Value::Bool(*f != 0.0)),
             Value::String(s) => match s.to_lowercase().as_str() {
                 "true" | "yes" | "y" => Ok(Value::Bool(true)),
-                "false" | "no" | "n" | "" => Ok(Value::Bool(false)),
+                // `Enum['false','true','yes','no','y','n', true]`: the empty string is refused
+                // (recorded: difftest finding convert-to-new-variants).
+                "false" | "no" | "n" => Ok(Value::Bool(false)),
                 _ => Err(new_err(format!(
                     "The string '{s}' cannot be converted to Boolean"
                 ))),
@@ -468,6 +527,27 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
                 "The convert_to lookup_option for key '{key}' uses {other}, which hieralint cannot create"
             ),
         )),
+    }
+}
+
+/// The `from` of a `NamedArgs` hash (`Struct[{from => ..., Optional[<optional>] => ...}]`):
+/// a Hash with a `from` key and no keys but `optional`.
+fn named_args<'v>(value: &'v Value, optional: &[&str]) -> Option<(&'v Value, &'v Hash)> {
+    let Value::Hash(h) = value else {
+        return None;
+    };
+    let from = h.get(&Value::string("from"))?;
+    h.keys()
+        .all(|k| matches!(k, Value::String(s) if &**s == "from" || optional.contains(&&**s)))
+        .then_some((from, &**h))
+}
+
+/// `result.abs` when `abs` is `true`.
+fn absolute(v: Value, abs: Option<&Value>) -> Value {
+    match (v, abs) {
+        (Value::Integer(i), Some(Value::Bool(true))) => Value::Integer(i.saturating_abs()),
+        (Value::Float(f), Some(Value::Bool(true))) => Value::Float(f.abs()),
+        (v, _) => v,
     }
 }
 

@@ -220,6 +220,40 @@ s_empty: ["", []]
 }, [L(k) for k in ['s_float', 's_tenth', 's_big', 's_negf', 's_inf', 's_ninf', 's_nan', 's_farr', 's_fhash', 's_undef', 's_top_undef', 's_esc', 's_quote', 's_uni', 's_bools', 's_nested', 's_intkey', 's_str_top', 's_empty']],
   readme='convert_to String without a format: how String.new renders Floats (top level and inside collections), Infinity and NaN, undef, quoting and escapes of strings inside collections, non-String keys (reference §3.3).')
 
+case('lopts/convert-to-new-variants', {
+    'hiera.yaml': H1,
+    'data/common.yaml': r"""---
+lookup_options:
+  h_str: {convert_to: Hash}
+  h_empty: {convert_to: Hash}
+  i_hash: {convert_to: Integer}
+  i_hash_radix: {convert_to: Integer}
+  i_abs: {convert_to: [Integer, 10, true]}
+  f_hash: {convert_to: Float}
+  f_abs: {convert_to: [Float, true]}
+  a_int: {convert_to: Array}
+  a_zero: {convert_to: Array}
+  b_empty: {convert_to: Boolean}
+  b_upper: {convert_to: Boolean}
+  f_bad: {convert_to: Float}
+  a_float: {convert_to: Array}
+h_str: "abcd"
+h_empty: ""
+i_hash: {from: "-3", abs: true}
+i_hash_radix: {from: "ff", radix: 16}
+i_abs: "-42"
+f_hash: {from: "1.5"}
+f_abs: -2.5
+a_int: 3
+a_zero: 0
+b_empty: ""
+b_upper: "YES"
+f_bad: "x"
+a_float: 1.5
+""",
+}, [L(k) for k in ['h_str', 'h_empty', 'i_hash', 'i_hash_radix', 'i_abs', 'f_hash', 'f_abs', 'a_int', 'a_zero', 'b_empty', 'b_upper', 'f_bad', 'a_float']],
+  readme='the new() dispatches convert_to reaches beyond the plain ones: Hash from a String (character pairs), Integer and Float from a {from, radix, abs} hash and with abs, Array from an Integer (0..n-1), Boolean from an empty or upper-case String, and the dispatcher each error names (reference §3.3).')
+
 case('lopts/convert-to', {
     'hiera.yaml': H1,
     'data/common.yaml': """---
