@@ -25,6 +25,7 @@
 //! reproduces it. Every rule is checked against the cases recorded from Puppet 7.23 in
 //! `fixtures/conformance` (tests/conformance.rs).
 
+pub mod assert_type;
 pub mod cli;
 pub mod convert;
 pub mod data;

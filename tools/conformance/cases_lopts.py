@@ -254,6 +254,34 @@ a_float: 1.5
 }, [L(k) for k in ['h_str', 'h_empty', 'i_hash', 'i_hash_radix', 'i_abs', 'f_hash', 'f_abs', 'a_int', 'a_zero', 'b_empty', 'b_upper', 'f_bad', 'a_float']],
   readme='the new() dispatches convert_to reaches beyond the plain ones: Hash from a String (character pairs), Integer and Float from a {from, radix, abs} hash and with abs, Array from an Integer (0..n-1), Boolean from an empty or upper-case String, and the dispatcher each error names (reference §3.3).')
 
+case('lopts/convert-to-type-parameters', {
+    'hiera.yaml': H1,
+    'data/common.yaml': r"""---
+lookup_options:
+  t_as: {convert_to: "Array[String]"}
+  t_ai2: {convert_to: "Array[Integer, 2]"}
+  t_ir: {convert_to: "Integer[0, 5]"}
+  t_ir_ok: {convert_to: "Integer[0, 5]"}
+  t_as_ok: {convert_to: "Array[String]"}
+  t_hsi: {convert_to: "Hash[String, Integer]"}
+  t_fr: {convert_to: "Float[0.0, 1.0]"}
+  t_ai12: {convert_to: "Array[Integer, 1, 2]"}
+  t_idef: {convert_to: "Integer[0, default]"}
+  t_enum: {convert_to: "Enum[a, b]"}
+t_as: [1.5]
+t_ai2: [1]
+t_ir: "9"
+t_ir_ok: "3"
+t_as_ok: [a]
+t_hsi: {a: x}
+t_fr: 0.5
+t_ai12: [1, 2, 3]
+t_idef: 99
+t_enum: c
+""",
+}, [L(k) for k in ['t_as', 't_ai2', 't_ir', 't_ir_ok', 't_as_ok', 't_hsi', 't_fr', 't_ai12', 't_idef', 't_enum']],
+  readme='convert_to with a parameterized type: the base type creates the value, then Puppet checks it against the whole type (element types, sizes, ranges) and fails with "Converted value from T.new() has wrong type" (reference §3.3).')
+
 case('lopts/convert-to', {
     'hiera.yaml': H1,
     'data/common.yaml': """---
