@@ -75,6 +75,7 @@ fn allowed(v: &Value) -> Option<(&'static str, &'static str)> {
         Value::String(_) => ("String", "cCudspt"),
         Value::Array(_) => ("Array", "asp"),
         Value::Hash(_) => ("Hash", "hasp"),
+        Value::Undef => ("Undef", "nudxXobBeEfgGaAvVsp"),
         _ => return None,
     })
 }
@@ -113,6 +114,21 @@ pub fn string_new(value: &Value, fmt: &str) -> Result<String, FormatError> {
         return Err(unsupported());
     }
     let body = match (value, d.conv) {
+        // `string_PUndefType` (7.23's string_converter.rb): a word per conversion, `#` for
+        // the alternative (recorded by the differential test: undef in `%x` is `NaN`).
+        (Value::Undef, c) if d.precision.is_none() => match (c, d.alt) {
+            ('n', false) => "nil".into(),
+            ('n', true) => "null".into(),
+            ('u', false) => "undef".into(),
+            ('u', true) => "undefined".into(),
+            ('v', _) => "n/a".into(),
+            ('V', _) => "N/A".into(),
+            ('s', false) => String::new(),
+            ('s', true) => "\"\"".into(),
+            ('p', false) => "undef".into(),
+            ('p', true) => "\"undef\"".into(),
+            _ => "NaN".into(),
+        },
         (Value::Integer(i), 'd' | 'x' | 'X' | 'o' | 'b' | 'B') => integer(*i, &d),
         // A Float or a Boolean in an integer conversion is its Integer (`1.5` → `1`, `true`
         // → `1`; recorded: fx_float, fx_bool).
@@ -291,6 +307,13 @@ mod tests {
         assert!(matches!(
             string_new(&Value::string("abc"), "%x"),
             Err(FormatError::Puppet(m)) if m == "Illegal format 'x' specified for value of String type - expected one of the characters 'cCudspt'"
+        ));
+        assert_eq!(f(Value::Undef, "%x"), "NaN");
+        assert_eq!(f(Value::Undef, "%p"), "undef");
+        assert_eq!(f(Value::Undef, "%5s"), "     ");
+        assert!(matches!(
+            string_new(&Value::Undef, "%q"),
+            Err(FormatError::Puppet(m)) if m.ends_with("for value of Undef type - expected one of the characters 'nudxXobBeEfgGaAvVsp'")
         ));
         assert!(matches!(
             string_new(&Value::Float(1.5), "%e"),

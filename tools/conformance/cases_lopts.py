@@ -152,6 +152,9 @@ lookup_options:
   fxp_int: {convert_to: [String, "%#x"]}
   f5d_int: {convert_to: [String, "%5d"]}
   fx_neg: {convert_to: [String, "%x"]}
+  fx_undef: {convert_to: [String, "%x"]}
+  fp_undef: {convert_to: [String, "%p"]}
+  fs_undef: {convert_to: [String, "%-4s"]}
 fx_int: 255
 fo_int: 8
 fb_int: 5
@@ -170,8 +173,11 @@ fd_str: "12"
 fxp_int: 255
 f5d_int: 42
 fx_neg: -255
+fx_undef: ~
+fp_undef: ~
+fs_undef: ~
 """,
-}, [L(k) for k,_,_ in ['fx_int', 'fo_int', 'fb_int', 'fd_int', 'fX_int', 'fs_int', 'fp_str', 'fs_str', 'fx_str', 'fx_hash', 'fx_arr', 'fx_float', 'ff_float', 'fx_bool', 'fd_str', 'fxp_int', 'f5d_int', 'fx_neg'] for _ in [0]] if False else [L(k) for k in ['fx_int', 'fo_int', 'fb_int', 'fd_int', 'fX_int', 'fs_int', 'fp_str', 'fs_str', 'fx_str', 'fx_hash', 'fx_arr', 'fx_float', 'ff_float', 'fx_bool', 'fd_str', 'fxp_int', 'f5d_int', 'fx_neg']],
+}, [L(k) for k in ['fx_int', 'fo_int', 'fb_int', 'fd_int', 'fX_int', 'fs_int', 'fp_str', 'fs_str', 'fx_str', 'fx_hash', 'fx_arr', 'fx_float', 'ff_float', 'fx_bool', 'fd_str', 'fxp_int', 'f5d_int', 'fx_neg', 'fx_undef', 'fp_undef', 'fs_undef']],
   readme='convert_to [String, format]: String.new with a format string, per value type: Integer in hex, octal, binary and decimal (with flags and width), Float, String, Boolean, and the formats a Hash, an Array or a String refuse (reference §3.3).')
 
 case('lopts/convert-to-string-rendering', {
