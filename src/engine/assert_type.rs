@@ -8,64 +8,110 @@
 //! judged), and the caller keeps the value, as before this check existed.
 
 use super::convert::TypeExpr;
+use super::types::{self, Mismatch};
 use crate::value::Value;
 
-/// Whether `v` is an instance of `t`: `Some(None)` yes, `Some(Some(why))` no (Puppet's
-/// description of the mismatch), `None` when `t` is not a type judged here.
-pub fn mismatch(t: &TypeExpr, v: &Value) -> Option<Option<String>> {
+/// The TypeAsserter message for `v` against `t` (`subject has wrong type, ...`, every
+/// mismatch, as [`types::render`] writes them): `Some(None)` when `v` matches, `None` when `t`
+/// is not a type judged here.
+pub fn check(subject: &str, t: &TypeExpr, v: &Value) -> Option<Option<String>> {
+    let mut out = Vec::new();
+    mismatches(t, v, "", &mut out)?;
+    Some(types::render(subject, out))
+}
+
+/// Adds the mismatches of `v` against `t` at `path` to `out`; `None` when `t` is not judged.
+fn mismatches(t: &TypeExpr, v: &Value, path: &str, out: &mut Vec<Mismatch>) -> Option<()> {
     let TypeExpr::Type { name, args } = t else {
         return None;
     };
-    let ok = |b: bool| -> Option<Option<String>> {
-        Some((!b).then(|| format!("expects {} value, got {}", article(&render(t)), inferred(v))))
+    let mut ok = |b: bool, same_base: bool| {
+        if !b {
+            // An actual value of the expected base type shows its own range (`Integer[9,
+            // 9]`); another type only its name (recorded: lopts/convert-to-type-parameters).
+            let got = if same_base {
+                types::infer_string(v)
+            } else {
+                types::short_name(v).to_string()
+            };
+            let expected = article(&t.to_puppet_s());
+            out.push((
+                path.to_string(),
+                format!("expects {expected} value, got {got}"),
+            ));
+        }
+        Some(())
     };
     match (name.as_str(), args.as_slice()) {
-        ("Any", []) => Some(None),
-        ("String", []) => ok(matches!(v, Value::String(_))),
-        ("Integer", []) => ok(matches!(v, Value::Integer(_))),
-        ("Float", []) => ok(matches!(v, Value::Float(_))),
-        ("Numeric", []) => ok(matches!(v, Value::Integer(_) | Value::Float(_))),
-        ("Boolean", []) => ok(matches!(v, Value::Bool(_))),
-        ("Undef", []) => ok(matches!(v, Value::Undef)),
+        ("Any", []) => Some(()),
+        ("String", []) => ok(matches!(v, Value::String(_)), false),
+        ("Integer", []) => ok(matches!(v, Value::Integer(_)), false),
+        ("Float", []) => ok(matches!(v, Value::Float(_)), false),
+        ("Numeric", []) => ok(matches!(v, Value::Integer(_) | Value::Float(_)), false),
+        ("Boolean", []) => ok(matches!(v, Value::Bool(_)), false),
+        ("Undef", []) => ok(matches!(v, Value::Undef), false),
         ("Integer", [lo, rest @ ..]) if rest.len() <= 1 => {
             let (lo, hi) = (bound(lo)?, rest.first().map_or(Some(None), bound)?);
-            ok(matches!(v, Value::Integer(i)
-                if lo.is_none_or(|l| (*i as f64) >= l) && hi.is_none_or(|h| (*i as f64) <= h)))
+            let is = matches!(v, Value::Integer(_));
+            ok(
+                matches!(v, Value::Integer(i)
+                    if lo.is_none_or(|l| (*i as f64) >= l) && hi.is_none_or(|h| (*i as f64) <= h)),
+                is,
+            )
         }
         ("Float", [lo, rest @ ..]) if rest.len() <= 1 => {
             let (lo, hi) = (bound(lo)?, rest.first().map_or(Some(None), bound)?);
-            ok(matches!(v, Value::Float(f)
-                if lo.is_none_or(|l| *f >= l) && hi.is_none_or(|h| *f <= h)))
+            let is = matches!(v, Value::Float(_));
+            ok(
+                matches!(v, Value::Float(f)
+                    if lo.is_none_or(|l| *f >= l) && hi.is_none_or(|h| *f <= h)),
+                is,
+            )
         }
         ("Array", [elem, sizes @ ..])
             if sizes.len() <= 2 && matches!(elem, TypeExpr::Type { .. }) =>
         {
             let Value::Array(items) = v else {
-                return ok(false);
+                return ok(false, false);
             };
             let (min, max) = sizes_of(sizes)?;
             for (i, item) in items.iter().enumerate() {
-                match mismatch(elem, item)? {
-                    None => {}
-                    Some(why) => return Some(Some(format!("index {i} {why}"))),
-                }
+                mismatches(
+                    elem,
+                    item,
+                    &types::with_path(path, &format!("index {i}")),
+                    out,
+                )?;
             }
-            Some(size_mismatch(items.len(), min, max))
+            if let Some(why) = size_mismatch(items.len(), min, max) {
+                out.push((path.to_string(), why));
+            }
+            Some(())
         }
         ("Hash", [k, val, sizes @ ..]) if sizes.len() <= 2 => {
             let Value::Hash(h) = v else {
-                return ok(false);
+                return ok(false, false);
             };
             let (min, max) = sizes_of(sizes)?;
             for (key, value) in h.iter() {
-                if let Some(why) = mismatch(k, key)? {
-                    return Some(Some(format!("key of entry '{}' {why}", key.to_ruby_s())));
-                }
-                if let Some(why) = mismatch(val, value)? {
-                    return Some(Some(format!("entry '{}' {why}", key.to_ruby_s())));
-                }
+                let shown = key.to_ruby_s();
+                mismatches(
+                    k,
+                    key,
+                    &types::with_path(path, &format!("key of entry '{shown}'")),
+                    out,
+                )?;
+                mismatches(
+                    val,
+                    value,
+                    &types::with_path(path, &format!("entry '{shown}'")),
+                    out,
+                )?;
             }
-            Some(size_mismatch(h.len(), min, max))
+            if let Some(why) = size_mismatch(h.len(), min, max) {
+                out.push((path.to_string(), why));
+            }
+            Some(())
         }
         _ => None,
     }
@@ -111,31 +157,9 @@ fn size_mismatch(n: usize, min: Option<usize>, max: Option<usize>) -> Option<Str
     })
 }
 
-fn render(t: &TypeExpr) -> String {
-    match t {
-        TypeExpr::Type { name, args } if args.is_empty() => name.clone(),
-        TypeExpr::Type { name, args } => format!(
-            "{name}[{}]",
-            args.iter().map(render).collect::<Vec<_>>().join(", ")
-        ),
-        TypeExpr::Literal(v) => v.to_ruby_s(),
-    }
-}
-
 fn article(s: &str) -> String {
     let vowel = s.starts_with(['A', 'E', 'I', 'O', 'U']);
     format!("{} {s}", if vowel { "an" } else { "a" })
-}
-
-/// The type Puppet infers for the value in these messages (`Integer[9, 9]` for a number,
-/// `Tuple` for an Array, `Struct` for a Hash).
-fn inferred(v: &Value) -> String {
-    match v {
-        Value::Integer(i) => format!("Integer[{i}, {i}]"),
-        Value::Array(_) => "Tuple".into(),
-        Value::Hash(_) => "Struct".into(),
-        other => super::types::short_name(other).into(),
-    }
 }
 
 #[cfg(test)]
@@ -144,7 +168,7 @@ mod tests {
     use crate::engine::convert::parse_type;
 
     fn why(t: &str, v: Value) -> Option<Option<String>> {
-        mismatch(&parse_type(t).unwrap(), &v)
+        check("X", &parse_type(t).unwrap(), &v)
     }
 
     /// Puppet's texts from the difftest finding convert-to-type-parameters.
@@ -152,16 +176,20 @@ mod tests {
     fn describes_mismatches_as_puppet_does() {
         assert_eq!(
             why("Array[String]", Value::array(vec![Value::Float(1.5)])),
-            Some(Some("index 0 expects a String value, got Float".into()))
+            Some(Some(
+                "X has wrong type, index 0 expects a String value, got Float".into()
+            ))
         );
         assert_eq!(
             why("Array[Integer, 2]", Value::array(vec![Value::Integer(1)])),
-            Some(Some("expects size to be at least 2, got 1".into()))
+            Some(Some(
+                "X has wrong type, expects size to be at least 2, got 1".into()
+            ))
         );
         assert_eq!(
             why("Integer[0, 5]", Value::Integer(9)),
             Some(Some(
-                "expects an Integer[0, 5] value, got Integer[9, 9]".into()
+                "X has wrong type, expects an Integer[0, 5] value, got Integer[9, 9]".into()
             ))
         );
         assert_eq!(why("Integer[0, 5]", Value::Integer(5)), Some(None));

@@ -15,7 +15,7 @@ pub enum TypeExpr {
 }
 
 impl TypeExpr {
-    fn to_puppet_s(&self) -> String {
+    pub(crate) fn to_puppet_s(&self) -> String {
         match self {
             TypeExpr::Type { name, args } if args.is_empty() => name.clone(),
             TypeExpr::Type { name, args } => format!(
@@ -374,14 +374,9 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
     if params.is_empty() || !judged {
         return Ok(converted);
     }
-    match super::assert_type::mismatch(&t, &converted) {
-        Some(Some(why)) => Err(raised(
-            key,
-            &format!(
-                "Converted value from {}.new() has wrong type, {why}",
-                t.to_puppet_s()
-            ),
-        )),
+    let subject = format!("Converted value from {}.new()", t.to_puppet_s());
+    match super::assert_type::check(&subject, &t, &converted) {
+        Some(Some(message)) => Err(raised(key, &message)),
         _ => Ok(converted),
     }
 }
@@ -562,9 +557,7 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
                     Ok(TypeExpr::Type { args, .. }) => args
                         .iter()
                         .map(|a| match a {
-                            TypeExpr::Literal(Value::String(w)) if !w.contains(['\'', '\\']) => {
-                                Some(format!("'{w}'"))
-                            }
+                            TypeExpr::Literal(Value::String(w)) => Some(puppet_quote(w)),
                             _ => None,
                         })
                         .collect(),

@@ -168,9 +168,9 @@ pub fn string_new(value: &Value, fmt: &str) -> Result<String, FormatError> {
     Ok(pad(body, &d))
 }
 
-/// `+`/space before a non-negative number, `-` before a negative one.
-fn signed(negative: bool, digits: String, d: &Directive) -> String {
-    let sign = if negative {
+/// `-` before a negative number, `+` or a space before another one (the flags).
+fn sign(negative: bool, d: &Directive) -> &'static str {
+    if negative {
         "-"
     } else if d.plus {
         "+"
@@ -178,8 +178,12 @@ fn signed(negative: bool, digits: String, d: &Directive) -> String {
         " "
     } else {
         ""
-    };
-    zero_pad(sign, "", digits, d)
+    }
+}
+
+/// A number's digits after its sign, zero-padded to the width.
+fn signed(negative: bool, digits: String, d: &Directive) -> String {
+    zero_pad(sign(negative, d), "", digits, d)
 }
 
 /// Ruby's `Kernel#format` for an Integer: a negative number in `x`, `o` or `b` without `+` or
@@ -214,15 +218,7 @@ fn integer(i: i64, d: &Directive) -> String {
         Some(p) if digits.len() < p => format!("{}{digits}", "0".repeat(p - digits.len())),
         _ => digits,
     };
-    let sign = if i < 0 {
-        "-"
-    } else if d.plus {
-        "+"
-    } else if d.space {
-        " "
-    } else {
-        ""
-    };
+    let sign = sign(i < 0, d);
     if d.precision.is_some() {
         return format!("{sign}{prefix}{digits}");
     }

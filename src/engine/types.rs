@@ -64,18 +64,9 @@ impl PartialEq for PType {
     }
 }
 
+/// A String in a type (`Enum['a']`): `TypeFormatter#string_String` uses `puppet_quote`.
 fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('\'');
-    for c in s.chars() {
-        match c {
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
+    super::convert::puppet_quote(s)
 }
 
 fn join(ts: &[PType]) -> String {
@@ -534,9 +525,9 @@ pub fn is_rich_data_value(v: &Value) -> bool {
 }
 
 /// One line of a mismatch description: the path (`entry 'a' variant 1 index 0`) and the text.
-type Mismatch = (String, String);
+pub(crate) type Mismatch = (String, String);
 
-fn with_path(path: &str, more: &str) -> String {
+pub(crate) fn with_path(path: &str, more: &str) -> String {
     if path.is_empty() {
         more.to_string()
     } else {
@@ -585,7 +576,8 @@ fn describe_data(v: &Value, path: &str, out: &mut Vec<Mismatch>) {
     }
 }
 
-fn render(subject: &str, ms: Vec<Mismatch>) -> Option<String> {
+/// The TypeAsserter message: one line per mismatch, several lines indented after a space.
+pub(crate) fn render(subject: &str, ms: Vec<Mismatch>) -> Option<String> {
     let lines: Vec<String> = ms
         .into_iter()
         .map(|(p, t)| format!("{subject} has wrong type, {}", with_path(&p, &t)))

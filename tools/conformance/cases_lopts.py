@@ -274,6 +274,7 @@ lookup_options:
   t_ai12: {convert_to: "Array[Integer, 1, 2]"}
   t_idef: {convert_to: "Integer[0, default]"}
   t_enum: {convert_to: "Enum[a, b]"}
+  t_as2: {convert_to: "Array[String]"}
 t_as: [1.5]
 t_ai2: [1]
 t_ir: "9"
@@ -284,8 +285,9 @@ t_fr: 0.5
 t_ai12: [1, 2, 3]
 t_idef: 99
 t_enum: c
+t_as2: [1, 2.5]
 """,
-}, [L(k) for k in ['t_as', 't_ai2', 't_ir', 't_ir_ok', 't_as_ok', 't_hsi', 't_fr', 't_ai12', 't_idef', 't_enum']],
+}, [L(k) for k in ['t_as', 't_ai2', 't_ir', 't_ir_ok', 't_as_ok', 't_hsi', 't_fr', 't_ai12', 't_idef', 't_enum', 't_as2']],
   readme='convert_to with a parameterized type: the base type creates the value, then Puppet checks it against the whole type (element types, sizes, ranges) and fails with "Converted value from T.new() has wrong type" (reference §3.3).')
 
 case('lopts/convert-to', {
