@@ -44,6 +44,38 @@ fn mismatches(t: &TypeExpr, v: &Value, path: &str, out: &mut Vec<Mismatch>) -> O
     };
     match (name.as_str(), args.as_slice()) {
         ("Any", []) => Some(()),
+        // `Optional[T]`: undef, or what T accepts; a mismatch of the value itself names
+        // `Undef or T` (TypeMismatch#message), one inside it (an element, a size) T's own
+        // (recorded: lopts/convert-to-optional `o_ir`, `o_as`).
+        ("Optional", []) => Some(()),
+        ("Optional", [inner]) => {
+            if matches!(v, Value::Undef) {
+                return Some(());
+            }
+            let mut own = Vec::new();
+            mismatches(inner, v, path, &mut own)?;
+            let shown = format!("expects {} value", article(&inner.to_puppet_s()));
+            for (p, why) in own {
+                let why = match why.strip_prefix(&shown) {
+                    Some(got) if p == path => format!(
+                        "expects a value of type Undef or {}{got}",
+                        inner.to_puppet_s()
+                    ),
+                    _ => why,
+                };
+                out.push((p, why));
+            }
+            Some(())
+        }
+        // `NotUndef[T]` normalizes to T when T refuses undef (recorded: `nu_ir`); alone it
+        // refuses undef only (`nu_bare_nil`).
+        ("NotUndef", []) => ok(!matches!(v, Value::Undef), false),
+        ("NotUndef", [inner]) => {
+            if matches!(v, Value::Undef) {
+                return ok(false, false);
+            }
+            mismatches(inner, v, path, out)
+        }
         ("String", []) => ok(matches!(v, Value::String(_)), false),
         ("Integer", []) => ok(matches!(v, Value::Integer(_)), false),
         ("Float", []) => ok(matches!(v, Value::Float(_)), false),
@@ -199,5 +231,49 @@ mod tests {
             why("Array[Enum[a]]", Value::array(vec![Value::string("a")])),
             None
         );
+    }
+
+    /// Puppet's texts from lopts/convert-to-optional: the value itself against `Undef or T`,
+    /// what lies inside it against T's parts, NotUndef[T] as T.
+    #[test]
+    fn describes_optional_and_not_undef_as_puppet_does() {
+        assert_eq!(
+            why("Optional[Integer[0, 5]]", Value::Integer(9)),
+            Some(Some(
+                "X has wrong type, expects a value of type Undef or Integer[0, 5], got \
+                 Integer[9, 9]"
+                    .into()
+            ))
+        );
+        assert_eq!(
+            why(
+                "Optional[Array[String]]",
+                Value::array(vec![Value::Integer(1)])
+            ),
+            Some(Some(
+                "X has wrong type, index 0 expects a String value, got Integer".into()
+            ))
+        );
+        assert_eq!(
+            why("Optional[Array[String, 2]]", Value::array(vec![])),
+            Some(Some(
+                "X has wrong type, expects size to be at least 2, got 0".into()
+            ))
+        );
+        assert_eq!(why("Optional[Integer[0, 5]]", Value::Undef), Some(None));
+        assert_eq!(
+            why("NotUndef[Integer[0, 5]]", Value::Integer(9)),
+            Some(Some(
+                "X has wrong type, expects an Integer[0, 5] value, got Integer[9, 9]".into()
+            ))
+        );
+        assert_eq!(
+            why("NotUndef", Value::Undef),
+            Some(Some(
+                "X has wrong type, expects a NotUndef value, got Undef".into()
+            ))
+        );
+        assert_eq!(why("NotUndef", Value::Integer(1)), Some(None));
+        assert_eq!(why("Optional[Sensitive]", Value::string("s")), None);
     }
 }

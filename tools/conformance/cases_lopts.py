@@ -290,6 +290,62 @@ t_as2: [1, 2.5]
 }, [L(k) for k in ['t_as', 't_ai2', 't_ir', 't_ir_ok', 't_as_ok', 't_hsi', 't_fr', 't_ai12', 't_idef', 't_enum', 't_as2']],
   readme='convert_to with a parameterized type: the base type creates the value, then Puppet checks it against the whole type (element types, sizes, ranges) and fails with "Converted value from T.new() has wrong type" (reference §3.3).')
 
+case('lopts/convert-to-optional', {
+    'hiera.yaml': H1,
+    'data/common.yaml': r"""---
+lookup_options:
+  o_s_int: {convert_to: "Optional[String]"}
+  o_s_str: {convert_to: "Optional[String]"}
+  o_s_nil: {convert_to: "Optional[String]"}
+  o_i_str: {convert_to: "Optional[Integer]"}
+  o_i_bad: {convert_to: "Optional[Integer]"}
+  o_i_radix: {convert_to: ["Optional[Integer]", 16]}
+  o_ir: {convert_to: "Optional[Integer[0, 5]]"}
+  o_ir_ok: {convert_to: "Optional[Integer[0, 5]]"}
+  o_as: {convert_to: "Optional[Array[String]]"}
+  o_a_hash: {convert_to: "Optional[Array]"}
+  o_sens: {convert_to: "Optional[Sensitive]"}
+  o_bool: {convert_to: "Optional[Boolean]"}
+  o_bare: {convert_to: "Optional"}
+  o_bare_nil: {convert_to: "Optional"}
+  o_enum: {convert_to: "Optional[Enum[a, b]]"}
+  o_o: {convert_to: "Optional[Optional[Integer]]"}
+  nu_s: {convert_to: "NotUndef[String]"}
+  nu_s_nil: {convert_to: "NotUndef[String]"}
+  nu_i_bad: {convert_to: "NotUndef[Integer]"}
+  nu_ir: {convert_to: "NotUndef[Integer[0, 5]]"}
+  nu_bare: {convert_to: "NotUndef"}
+  nu_bare_nil: {convert_to: "NotUndef"}
+  nu_o: {convert_to: "NotUndef[Optional[Integer]]"}
+o_s_int: 42
+o_s_str: x
+o_s_nil: ~
+o_i_str: "7"
+o_i_bad: abc
+o_i_radix: "ff"
+o_ir: "9"
+o_ir_ok: "3"
+o_as: [1]
+o_a_hash: {a: 1}
+o_sens: secret
+o_bool: "yes"
+o_bare: x
+o_bare_nil: ~
+o_enum: c
+o_o: "8"
+nu_s: 42
+nu_s_nil: ~
+nu_i_bad: abc
+nu_ir: "9"
+nu_bare: 42
+nu_bare_nil: ~
+nu_o: "8"
+""",
+}, [L(k) for k in ['o_s_int', 'o_s_str', 'o_s_nil', 'o_i_str', 'o_i_bad', 'o_i_radix', 'o_ir', 'o_ir_ok', 'o_as', 'o_a_hash',
+                   'o_sens', 'o_bool', 'o_bare', 'o_bare_nil', 'o_enum', 'o_o', 'nu_s', 'nu_s_nil', 'nu_i_bad', 'nu_ir',
+                   'nu_bare', 'nu_bare_nil', 'nu_o']],
+  readme='convert_to with Optional[T] and NotUndef[T]: new() returns a value that is already an instance of the whole type, else creates it with T\'s new function and checks the result against the whole type (types.rb POptionalType#new_function, PNotUndefType#new_function; functions/new.rb new_instance; reference §3.3).')
+
 case('lopts/convert-to', {
     'hiera.yaml': H1,
     'data/common.yaml': """---
