@@ -105,24 +105,32 @@ fn run_project_rules_with<'a>(
     sites: Option<&'a crate::rules::SharedSites<'a>>,
 ) -> Vec<Diagnostic> {
     prepare_analysis(project, enabled);
-    // Longest first (`Rule::project_cost`), each rule a task of its own: this thread takes the
-    // tasks newest first (the short ones) while the other threads take them oldest first (the
-    // long ones), so the longest starts at once instead of after the rules that an even split
-    // of the list put before it (a tenth of a 1.5k-file check waited on one rule that way).
-    // Each rule's findings go to its own slot, taken in `enabled` order: the same output
-    // whatever thread ran what.
+    // Longest first (`Rule::project_cost`), taken from one shared list by a worker per thread:
+    // each worker that comes free takes the longest rule left (the greedy longest-processing-
+    // time schedule). A task per rule let this thread take the newest (shortest) tasks and the
+    // others the oldest, so at 15k files one thread ran merge-type-mismatch and then
+    // interpolated-key-not-found (44 ms) while the other, done with interpolation-loop after
+    // 31 ms, found nothing left to take: 49.6 ms for the phase against 44 ms now
+    // (docs/benchmarks.md, session 28). A rule's own parallel work is still stolen by workers
+    // that found the list empty. Each rule's findings go to its own slot, taken in `enabled`
+    // order: the same output whatever thread ran what.
     let mut order: Vec<usize> = (0..enabled.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(enabled[i].project_cost()));
     let slots: Vec<std::sync::Mutex<Vec<Diagnostic>>> =
         enabled.iter().map(|_| Default::default()).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, order.len().max(1));
     rayon::scope(|s| {
-        for &i in &order {
-            let (rule, slot) = (enabled[i], &slots[i]);
-            s.spawn(move |_| {
+        for _ in 0..workers {
+            let (order, slots, next) = (&order, &slots, &next);
+            s.spawn(move |_| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&i) = order.get(k) else { break };
+                let rule = enabled[i];
                 let mut sink = Sink::for_project(sites);
                 crate::timing::rule(rule.meta().name, || rule.check_project(project, &mut sink));
                 crate::progress::inc();
-                if let Ok(mut d) = slot.lock() {
+                if let Ok(mut d) = slots[i].lock() {
                     *d = sink.diagnostics;
                 }
             });
