@@ -226,6 +226,10 @@ pub fn run(opts: &RunOptions) -> RunResult {
             .registry
             .iter()
             .any(|r| r.reads_scalar_flags() && enabled.contains(r.meta().code)),
+        lookup_options: opts
+            .registry
+            .iter()
+            .any(|r| r.reads_lookup_options() && enabled.contains(r.meta().code)),
     };
     let mut scanned = scan::load_project_with(&paths_in, &scan_opts);
     for (code, rc) in &opts.settings.rules {

@@ -606,6 +606,32 @@ fn with_place(p: &Planned, (source, doc): Parsed) -> LoadedFile {
     )
 }
 
+/// What the rules will read of every tree, found right after the file is parsed, while its
+/// tree is in the cache ([`ScanOptions::scalar_flags`], [`ScanOptions::lookup_options`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct AtParse {
+    scalar_flags: bool,
+    lookup_options: bool,
+}
+
+impl AtParse {
+    fn of(opts: &ScanOptions) -> AtParse {
+        AtParse {
+            scalar_flags: opts.scalar_flags,
+            lookup_options: opts.lookup_options,
+        }
+    }
+
+    fn run(self, doc: &crate::loader::Document) {
+        if self.scalar_flags {
+            crate::rules::tree::flags(doc);
+        }
+        if self.lookup_options {
+            crate::rules::lopts::lookup_options_index(doc);
+        }
+    }
+}
+
 /// Discovers and loads everything under `paths`, in parallel.
 pub fn load_project(paths: &[PathBuf]) -> (Project, Vec<ScanError>) {
     load_project_limited(paths, &Limits::default())
@@ -622,7 +648,7 @@ pub fn load_project_limited(paths: &[PathBuf], limits: &Limits) -> (Project, Vec
         limits,
         &mut errors,
         Default::default(),
-        false,
+        AtParse::default(),
     );
     (Project::new(files), errors)
 }
@@ -633,7 +659,7 @@ fn load_planned(
     limits: &Limits,
     errors: &mut Vec<ScanError>,
     mut early: EarlyParses,
-    scalar_flags: bool,
+    at_parse: AtParse,
 ) -> Vec<LoadedFile> {
     crate::progress::phase("loading", planned.len());
     // What the walk's parses already hold, taken out in plan order (a file the plan lists
@@ -648,11 +674,7 @@ fn load_planned(
         .map(|(p, ready)| {
             let r = match ready {
                 Some(r) => r.map(|parsed| with_place(p, parsed)),
-                None => load_one(p, overlay, limits).inspect(|f| {
-                    if scalar_flags {
-                        crate::rules::tree::flags(&f.doc);
-                    }
-                }),
+                None => load_one(p, overlay, limits).inspect(|f| at_parse.run(&f.doc)),
             };
             crate::progress::inc();
             r
@@ -691,6 +713,10 @@ pub struct ScanOptions {
     /// is in the cache (set when a rule that reads them runs; otherwise they are found when
     /// first asked).
     pub scalar_flags: bool,
+    /// Find where each file's `lookup_options` entry is right after parsing it
+    /// ([`crate::loader::Document::lookup_options_at`]), for the same reason (set when a rule
+    /// that reads lookup_options runs).
+    pub lookup_options: bool,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -700,6 +726,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("exclude", &self.exclude.is_some())
             .field("file_context", &self.file_context)
             .field("scalar_flags", &self.scalar_flags)
+            .field("lookup_options", &self.lookup_options)
             .field("limits", &self.limits)
             .finish()
     }
@@ -853,7 +880,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
     let early: std::sync::Mutex<EarlyParses> = Default::default();
     let mut planned = {
         let limits = &opts.limits;
-        let scalar_flags = opts.scalar_flags;
+        let at_parse = AtParse::of(opts);
         let exclude = opts.exclude.as_ref();
         let early = &early;
         rayon::scope(|s| {
@@ -885,8 +912,8 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
                         .into_iter()
                         .map(|path| {
                             let r = parse_one(&path, overlay, limits);
-                            if let (true, Ok((_, doc))) = (scalar_flags, &r) {
-                                crate::rules::tree::flags(doc);
+                            if let Ok((_, doc)) = &r {
+                                at_parse.run(doc);
                             }
                             (PathKey(path), r)
                         })
@@ -962,7 +989,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
         &opts.limits,
         &mut errors,
         early,
-        opts.scalar_flags,
+        AtParse::of(opts),
     );
     Scan {
         project: Project::new(files),

@@ -105,6 +105,7 @@ pub fn load(file: &SourceFile) -> Document {
         comments: p.comments,
         issues,
         scalar_flags: Default::default(),
+        lookup_options_at: Default::default(),
     }
 }
 

@@ -130,6 +130,13 @@ pub struct Document {
     /// What the document's scalars hold that some rule reports ([`ScalarFlags`]), found by
     /// the first that asks (`rules::tree::flags`).
     pub scalar_flags: std::sync::OnceLock<ScalarFlags>,
+    /// Where the root mapping's `lookup_options` entry is (the last one written there), found
+    /// by the first that asks (`rules::lopts::lookup_options_index`): at parse time when a
+    /// rule reading lookup_options runs. Every lookup_options rule asks it of every data file,
+    /// and finding it in a tree long out of the cache compared each root key's text with
+    /// `lookup_options`: about 840,000 cache misses at 15k files (docs/benchmarks.md, session
+    /// 28).
+    pub lookup_options_at: std::sync::OnceLock<Option<u32>>,
 }
 
 /// Whether any scalar of a document is one that a rule reports, so that the rules can pass a
@@ -164,6 +171,7 @@ impl Document {
             comments: Vec::new(),
             issues: Vec::new(),
             scalar_flags: Default::default(),
+            lookup_options_at: Default::default(),
         }
     }
 

@@ -3080,6 +3080,7 @@ impl<'a> Loader<'a> {
             comments,
             issues: self.issues,
             scalar_flags: Default::default(),
+            lookup_options_at: Default::default(),
         }
     }
 }

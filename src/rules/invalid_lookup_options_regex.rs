@@ -20,6 +20,10 @@ impl Rule for InvalidLookupOptionsRegex {
         &META
     }
 
+    fn reads_lookup_options(&self) -> bool {
+        true
+    }
+
     fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
         for e in lopts::entries(file) {
             let Some(key) = lopts::key_text(&e.key) else {

@@ -42,6 +42,10 @@ impl Rule for InvalidMergeBehavior {
         &META
     }
 
+    fn reads_lookup_options(&self) -> bool {
+        true
+    }
+
     fn needs_analysis(&self) -> bool {
         true
     }

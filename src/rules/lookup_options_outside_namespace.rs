@@ -20,6 +20,10 @@ impl Rule for LookupOptionsOutsideNamespace {
         &META
     }
 
+    fn reads_lookup_options(&self) -> bool {
+        true
+    }
+
     fn check_data_file(&self, _project: &Project, file: &LoadedFile, sink: &mut Sink) {
         if file.role != FileRole::Data {
             return;

@@ -16,14 +16,21 @@ pub fn top_entry(file: &LoadedFile) -> Option<&Entry> {
     if !matches!(file.role, FileRole::Data | FileRole::Loose) || file.doc.fatal_issue().is_some() {
         return None;
     }
-    file.doc
-        .root
-        .as_ref()?
-        .as_map()?
-        .entries
-        .iter()
-        .rev()
-        .find(|e| !e.merged && e.key.as_str() == Some(LOOKUP_OPTIONS))
+    let at = lookup_options_index(&file.doc)?;
+    file.doc.root.as_ref()?.as_map()?.entries.get(at as usize)
+}
+
+/// The index, among the root mapping's entries, of the last `lookup_options` entry written
+/// there (not one a `<<` merge key brings), found once per document
+/// ([`crate::loader::Document::lookup_options_at`]).
+pub fn lookup_options_index(doc: &crate::loader::Document) -> Option<u32> {
+    *doc.lookup_options_at.get_or_init(|| {
+        let entries = &doc.root.as_ref()?.as_map()?.entries;
+        entries
+            .iter()
+            .rposition(|e| !e.merged && e.key.as_str() == Some(LOOKUP_OPTIONS))
+            .and_then(|i| u32::try_from(i).ok())
+    })
 }
 
 /// The entries of a mapping that Puppet sees, in file order: for duplicate keys only the last
@@ -83,6 +90,22 @@ mod tests {
     use super::*;
     use crate::loader::yaml;
     use crate::span::SourceFile;
+
+    /// The last `lookup_options` written at the root, not one a `<<` brings in; none in a
+    /// file without it or whose root is not a mapping.
+    #[test]
+    fn lookup_options_index_finds_the_last_written_entry() {
+        let at = |text: &str| lookup_options_index(&yaml::load(&SourceFile::new("t.yaml", text)));
+        assert_eq!(
+            at("a: 1\nlookup_options: {}\nb: 2\nlookup_options: {a: {}}\n"),
+            Some(3)
+        );
+        assert_eq!(at("d: &d {lookup_options: {}}\nx:\n  <<: *d\n"), None);
+        assert_eq!(at("<<: {lookup_options: {}}\na: 1\n"), None);
+        assert_eq!(at("a: 1\n"), None);
+        assert_eq!(at("- lookup_options\n"), None);
+        assert_eq!(at(""), None);
+    }
 
     #[test]
     fn effective_entries_keep_the_last_duplicate_and_skip_merged_ones() {

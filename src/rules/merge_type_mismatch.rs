@@ -46,6 +46,10 @@ impl Rule for MergeTypeMismatch {
         &META
     }
 
+    fn reads_lookup_options(&self) -> bool {
+        true
+    }
+
     fn needs_analysis(&self) -> bool {
         true
     }

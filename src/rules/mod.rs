@@ -374,6 +374,13 @@ pub trait Rule: Send + Sync {
         false
     }
 
+    /// True for a rule that reads data files' `lookup_options` entries ([`lopts::top_entry`]):
+    /// the scan then finds each file's entry as it parses the file
+    /// (`ScanOptions::lookup_options`).
+    fn reads_lookup_options(&self) -> bool {
+        false
+    }
+
     /// True for a rule that reads data files' interpolated strings ([`Sink::data_sites`],
     /// [`Sink::file_sites`]): the run then finds them once for every file ([`SharedSites`]).
     fn reads_interpolations(&self) -> bool {
