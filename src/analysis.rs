@@ -1041,8 +1041,7 @@ type GroupDelta = (Vec<(u32, u32)>, Vec<u64>, Vec<u64>);
 
 /// The hash [`Deltas`] files a root key under (fixed-seed: the same key, the same hash).
 fn key_hash(k: &Value) -> u64 {
-    use std::hash::BuildHasher as _;
-    foldhash::fast::FixedState::default().hash_one(k)
+    crate::engine::data::key_hash(k)
 }
 
 /// The hash [`Deltas`] files a module under (fixed-seed, as [`key_hash`]).
@@ -1119,7 +1118,7 @@ impl Deltas {
         };
         // Keys of the locations of a level at index `i` (all of them for `None`), and whether
         // one of those locations always counts.
-        let keys_at = |lv: &ResolvedLevel, i: Option<u32>| lv.keys_at(engine, i);
+        let keys_at = |lv: &ResolvedLevel, i: Option<u32>| lv.key_hashes_at(engine, i);
         // Each group's differing slots and the keys its locations there define, or `None`
         // when it never shares: in parallel (serial, this was 6% of a 1.5k-file run without
         // facts), then merged in group order.
@@ -1180,7 +1179,7 @@ impl Deltas {
                         if always {
                             return None;
                         }
-                        keys.extend(k.iter().map(key_hash));
+                        keys.extend(k);
                         slots.push((p, i.unwrap_or(u32::MAX)));
                     }
                 }
@@ -1217,7 +1216,7 @@ impl Deltas {
                         d.ref_always.push(slot);
                     }
                     for k in rk {
-                        d.ref_by_key.entry(key_hash(&k)).or_default().push(slot);
+                        d.ref_by_key.entry(k).or_default().push(slot);
                     }
                 }
             }

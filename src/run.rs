@@ -230,6 +230,10 @@ pub fn run(opts: &RunOptions) -> RunResult {
             .registry
             .iter()
             .any(|r| r.reads_lookup_options() && enabled.contains(r.meta().code)),
+        root_key_hashes: opts
+            .registry
+            .iter()
+            .any(|r| r.needs_shared_lookups() && enabled.contains(r.meta().code)),
     };
     let mut scanned = scan::load_project_with(&paths_in, &scan_opts);
     for (code, rc) in &opts.settings.rules {

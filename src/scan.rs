@@ -612,6 +612,7 @@ fn with_place(p: &Planned, (source, doc): Parsed) -> LoadedFile {
 struct AtParse {
     scalar_flags: bool,
     lookup_options: bool,
+    root_key_hashes: bool,
 }
 
 impl AtParse {
@@ -619,6 +620,7 @@ impl AtParse {
         AtParse {
             scalar_flags: opts.scalar_flags,
             lookup_options: opts.lookup_options,
+            root_key_hashes: opts.root_key_hashes,
         }
     }
 
@@ -628,6 +630,9 @@ impl AtParse {
         }
         if self.lookup_options {
             crate::rules::lopts::lookup_options_index(doc);
+        }
+        if self.root_key_hashes {
+            crate::engine::data::root_key_hashes(doc);
         }
     }
 }
@@ -717,6 +722,10 @@ pub struct ScanOptions {
     /// ([`crate::loader::Document::lookup_options_at`]), for the same reason (set when a rule
     /// that reads lookup_options runs).
     pub lookup_options: bool,
+    /// Hash each file's root keys right after parsing it
+    /// ([`crate::loader::Document::root_key_hashes`]), for the same reason (set when a rule
+    /// that compares hierarchies by their files' keys runs: `Rule::needs_shared_lookups`).
+    pub root_key_hashes: bool,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -727,6 +736,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("file_context", &self.file_context)
             .field("scalar_flags", &self.scalar_flags)
             .field("lookup_options", &self.lookup_options)
+            .field("root_key_hashes", &self.root_key_hashes)
             .field("limits", &self.limits)
             .finish()
     }

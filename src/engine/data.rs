@@ -65,6 +65,23 @@ pub fn symkeys_to_string(v: &Value) -> Value {
 
 /// The key a root mapping entry gives the loaded Hash: its converted value, a YAML symbol as a
 /// string (`symkeys_to_string` at the root).
+/// The fixed-seed hash under which the analysis files a root key (`analysis::Deltas`).
+pub fn key_hash(k: &Value) -> u64 {
+    use std::hash::BuildHasher as _;
+    foldhash::fast::FixedState::default().hash_one(k)
+}
+
+/// [`key_hash`] of each root key of `doc` as [`DataFile::root_key_values`] lists them (every
+/// entry of the root mapping, in order), found once per document
+/// ([`Document::root_key_hashes`]); empty when the root is not a mapping.
+pub fn root_key_hashes(doc: &Document) -> &[u64] {
+    doc.root_key_hashes
+        .get_or_init(|| match doc.root.as_ref().and_then(|r| r.as_map()) {
+            Some(m) => m.entries.iter().map(|e| key_hash(&root_key(e))).collect(),
+            None => Box::default(),
+        })
+}
+
 fn root_key(e: &crate::value::Entry) -> Value {
     match e.key.to_value() {
         Value::Symbol(s) => Value::String(s),
@@ -155,6 +172,19 @@ impl DataFile {
     /// 4 MB of a 5k-file check's peak heap), and files the keys into maps of its own, which
     /// take a repeated key as it is (a set of the keys seen was a third of listing a file's
     /// keys).
+    /// [`key_hash`] of each of [`DataFile::root_key_values`], from the document's hashes
+    /// (found at parse time when the analysis compares hierarchies) unless the map of entries
+    /// is built.
+    pub fn root_key_hashes(&self) -> std::borrow::Cow<'_, [u64]> {
+        if !self.is_hash() {
+            return std::borrow::Cow::Borrowed(&[]);
+        }
+        if let Some(m) = self.entries.get() {
+            return std::borrow::Cow::Owned(m.keys().map(key_hash).collect());
+        }
+        std::borrow::Cow::Borrowed(root_key_hashes(&self.doc))
+    }
+
     pub fn root_key_values(&self) -> Vec<Value> {
         if !self.is_hash() {
             return Vec::new();
@@ -370,6 +400,19 @@ mod tests {
                 converted,
                 "{format:?}: {text:?}"
             );
+        }
+        // The hashes the analysis files keys by are those of the listed keys, before and after
+        // the map is built (the document's, then the map's).
+        for f in [&fresh, &file] {
+            let mut hashes: Vec<u64> = f.root_key_hashes().to_vec();
+            let mut want: Vec<u64> = f.root_key_values().iter().map(key_hash).collect();
+            hashes.sort_unstable();
+            want.sort_unstable();
+            if f.is_hash() {
+                assert_eq!(hashes, want, "{format:?}: {text:?}");
+            } else {
+                assert!(hashes.is_empty(), "{format:?}: {text:?}");
+            }
         }
         converted.is_some()
     }

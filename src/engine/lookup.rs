@@ -3115,8 +3115,10 @@ impl ResolvedLevel {
     /// [`ResolvedLevel::index`] gives them, without building the index when it is not built
     /// yet: comparing hierarchies (`analysis::Deltas`) asks this of every node level of a
     /// check without facts, and most are never asked for a signature. A key one file writes
-    /// twice may be listed twice (`Deltas` files the keys into maps).
-    pub(crate) fn keys_at(&self, eng: &Engine, at: Option<u32>) -> (Vec<Value>, bool) {
+    /// twice may be listed twice (`Deltas` files the keys into maps). The keys come as their
+    /// [`super::data::key_hash`], which is all `Deltas` files them by: a node file's come from
+    /// its document's hashes, found at parse time, without reading its tree again.
+    pub(crate) fn key_hashes_at(&self, eng: &Engine, at: Option<u32>) -> (Vec<u64>, bool) {
         let hit = |j: u32| at.is_none_or(|at| at == j);
         if let Some(ix) = self.index.get() {
             let always = ix.always.iter().any(|&(j, _)| hit(j));
@@ -3124,7 +3126,7 @@ impl ResolvedLevel {
                 .by_key
                 .iter()
                 .filter(|(_, v)| v.iter().any(|&(j, _)| hit(j)))
-                .map(|(k, _)| k.clone())
+                .map(|(k, _)| super::data::key_hash(k))
                 .collect();
             return (keys, always);
         }
@@ -3140,16 +3142,16 @@ impl ResolvedLevel {
                 None => {}
             }
         }
-        let keys: Vec<Value> = match files.as_slice() {
+        let keys: Vec<u64> = match files.as_slice() {
             [] => Vec::new(),
-            [f] => f.root_key_values(),
+            [f] => f.root_key_hashes().into_owned(),
             _ => {
                 // A key several locations define is listed once, as in the index.
-                let mut seen: super::vfs::FastSet<Value> = Default::default();
+                let mut seen: super::vfs::FastSet<u64> = Default::default();
                 let mut keys = Vec::new();
                 for f in &files {
-                    for k in f.root_key_values() {
-                        if seen.insert(k.clone()) {
+                    for &k in f.root_key_hashes().iter() {
+                        if seen.insert(k) {
                             keys.push(k);
                         }
                     }

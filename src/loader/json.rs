@@ -106,6 +106,7 @@ pub fn load(file: &SourceFile) -> Document {
         issues,
         scalar_flags: Default::default(),
         lookup_options_at: Default::default(),
+        root_key_hashes: Default::default(),
     }
 }
 

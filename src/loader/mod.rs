@@ -137,6 +137,12 @@ pub struct Document {
     /// `lookup_options`: about 840,000 cache misses at 15k files (docs/benchmarks.md, session
     /// 28).
     pub lookup_options_at: std::sync::OnceLock<Option<u32>>,
+    /// A hash of each root key as the engine reads it, in entry order
+    /// (`engine::data::root_key_hashes`), found by the first that asks: at parse time when the
+    /// analysis will compare hierarchies by the keys their files define (`analysis::Deltas`
+    /// asks it of every node file; reading the keys from 15k trees out of the cache was about
+    /// 400,000 cache misses: docs/benchmarks.md, session 28).
+    pub root_key_hashes: std::sync::OnceLock<Box<[u64]>>,
 }
 
 /// Whether any scalar of a document is one that a rule reports, so that the rules can pass a
@@ -172,6 +178,7 @@ impl Document {
             issues: Vec::new(),
             scalar_flags: Default::default(),
             lookup_options_at: Default::default(),
+            root_key_hashes: Default::default(),
         }
     }
 

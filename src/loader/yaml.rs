@@ -3081,6 +3081,7 @@ impl<'a> Loader<'a> {
             issues: self.issues,
             scalar_flags: Default::default(),
             lookup_options_at: Default::default(),
+            root_key_hashes: Default::default(),
         }
     }
 }
