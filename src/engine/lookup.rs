@@ -48,6 +48,8 @@ pub(crate) struct LookupKey {
     pub root: String,
     /// The root key as a hash key (built once per lookup, not once per file).
     pub root_v: Value,
+    /// [`super::data::key_hash`] of `root_v`: how a level's index files its root keys.
+    pub root_hash: u64,
     pub module_name: Option<String>,
     pub segments: Vec<Segment>,
 }
@@ -75,9 +77,11 @@ impl LookupKey {
                 root[..i].to_string()
             }
         });
+        let root_v = Value::string(root.as_str());
         Ok(LookupKey {
             key: Arc::from(key),
-            root_v: Value::string(root.as_str()),
+            root_hash: super::data::key_hash(&root_v),
+            root_v,
             root,
             module_name,
             segments: segs,
@@ -89,6 +93,7 @@ impl LookupKey {
             key: Arc::from(LOOKUP_OPTIONS),
             root: LOOKUP_OPTIONS.into(),
             root_v: Value::string(LOOKUP_OPTIONS),
+            root_hash: super::data::key_hash(&Value::string(LOOKUP_OPTIONS)),
             module_name: None,
             segments: Vec::new(),
         }
@@ -1712,7 +1717,7 @@ impl<'a> Cx<'a> {
         // hundred.
         if !self.explaining() && dp.locations().is_some() {
             let ix = dp.level.index(self.eng);
-            if ix.always.is_empty() && !ix.by_key.contains_key(&key.root_v) {
+            if ix.always.is_empty() && !ix.by_key.contains_key(&key.root_hash) {
                 return Ok(None);
             }
         }
@@ -3021,12 +3026,18 @@ impl std::ops::Deref for ResolvedLevel {
 }
 
 /// The locations of a level as a lookup's data signature sees them: those that always count
-/// (see [`quiet_location`]) and the others by the root keys they define, each with the
-/// identity of the text read.
+/// (see [`quiet_location`]) and the others by the root keys they define (by
+/// [`super::data::key_hash`]: a collision can only add a file to a signature, making it
+/// stricter, or keep a level from being passed over, never change an answer), each with its
+/// index among the level's locations and the hash of what the signature counts of it (the
+/// location, whether it is a URI, and the identity of the text read), and the hash of the
+/// level's settings ([`ResolvedLevel::hash_settings`]): a signature hashes these numbers, not
+/// the paths and settings again for every lookup.
 #[derive(Debug, Default)]
 pub(crate) struct LevelIndex {
-    pub always: Vec<(u32, usize)>,
-    pub by_key: super::vfs::FastMap<Value, Vec<(u32, usize)>>,
+    pub always: Vec<(u32, u64)>,
+    pub by_key: super::vfs::FastMap<u64, Vec<(u32, u64)>>,
+    pub settings: u64,
 }
 
 impl ResolvedLevel {
@@ -3126,7 +3137,7 @@ impl ResolvedLevel {
                 .by_key
                 .iter()
                 .filter(|(_, v)| v.iter().any(|&(j, _)| hit(j)))
-                .map(|(k, _)| super::data::key_hash(k))
+                .map(|(&k, _)| k)
                 .collect();
             return (keys, always);
         }
@@ -3173,20 +3184,39 @@ impl ResolvedLevel {
 
     pub(crate) fn index(&self, eng: &Engine) -> &LevelIndex {
         self.index.get_or_init(|| {
-            let mut ix = LevelIndex::default();
+            use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
+            let hasher = || foldhash::fast::FixedState::default().build_hasher();
+            let mut settings = hasher();
+            self.hash_settings(&mut settings);
+            let mut ix = LevelIndex {
+                settings: settings.finish(),
+                ..LevelIndex::default()
+            };
+            let counted = |loc: &LevelLocation, id: usize| {
+                let mut h = hasher();
+                loc.location.hash(&mut h);
+                loc.is_uri.hash(&mut h);
+                id.hash(&mut h);
+                h.finish()
+            };
             for (i, loc) in self.locations.iter().flatten().enumerate() {
                 let i = i as u32;
                 match self.in_signature(eng, loc) {
                     None => {}
-                    Some(InSignature::Always(id)) => ix.always.push((i, id)),
+                    Some(InSignature::Always(id)) => ix.always.push((i, counted(loc, id))),
                     Some(InSignature::ByKeys(id, f)) => {
-                        let Some(h) = f.root_keys() else { continue };
+                        let keys = f.root_key_hashes();
+                        let entry = (i, counted(loc, id));
                         // Sized up front: most levels have one location (a node file), and
                         // growing the map rehashed it several times per node (4% of a 15k
                         // run without facts).
-                        ix.by_key.reserve(h.len());
-                        for k in h.keys() {
-                            ix.by_key.entry(k.clone()).or_default().push((i, id));
+                        ix.by_key.reserve(keys.len());
+                        for &k in keys.iter() {
+                            // A key the file writes twice is listed once.
+                            let v = ix.by_key.entry(k).or_default();
+                            if v.last() != Some(&entry) {
+                                v.push(entry);
+                            }
                         }
                     }
                 }
@@ -3778,7 +3808,11 @@ mod location_tests {
         assert!(loc.exists && loc.raw.is_some(), "{loc:?}");
         let ix = level.index(&engine);
         assert!(ix.always.is_empty(), "{ix:?}");
-        assert!(ix.by_key.contains_key(&Value::string("k")), "{ix:?}");
+        assert!(
+            ix.by_key
+                .contains_key(&super::super::data::key_hash(&Value::string("k"))),
+            "{ix:?}"
+        );
         let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -1225,7 +1225,7 @@ impl Session<'_> {
     /// and the same answers to the scope reads it made, get the same outcome for it: the
     /// files left out answer "not found" to every key the lookup reads, whoever reads them.
     fn data_signature(&self, keys: &[(Arc<str>, Option<String>)]) -> u64 {
-        use std::hash::{Hash as _, Hasher};
+        use std::hash::{BuildHasher as _, Hash as _, Hasher};
         let h = self.hierarchy();
         let mut modules: Vec<&str> = keys.iter().filter_map(|(_, m)| m.as_deref()).collect();
         modules.sort_unstable();
@@ -1234,9 +1234,16 @@ impl Session<'_> {
             Place::Module(m) => modules.binary_search(&m.as_str()).is_ok(),
             _ => true,
         };
-        let mut wanted: Vec<Value> = keys.iter().map(|(k, _)| Value::string(&**k)).collect();
-        wanted.push(Value::string(lookup::LOOKUP_OPTIONS));
-        let mut hs = vfs::Fnv::default();
+        // The keys by the hash a level's index files them by (`LevelIndex`).
+        static LOOKUP_OPTIONS_HASH: std::sync::LazyLock<u64> =
+            std::sync::LazyLock::new(|| data::key_hash(&Value::string(lookup::LOOKUP_OPTIONS)));
+        let mut wanted: Vec<u64> = Vec::with_capacity(keys.len() + 1);
+        wanted.extend(
+            keys.iter()
+                .map(|(k, _)| data::key_hash(&Value::String(Arc::clone(k)))),
+        );
+        wanted.push(*LOOKUP_OPTIONS_HASH);
+        let mut hs = foldhash::fast::FixedState::default().build_hasher();
         // The global and environment levels, then those of the modules the keys route to (a
         // modulepath can hold hundreds of modules: their levels are found by name, not tested
         // one by one).
@@ -1249,14 +1256,16 @@ impl Session<'_> {
                     r.filter(move |&i| matches!(&h.levels[i].layer, Place::Module(x) if x == m))
                 }),
         );
+        // The locations of one level that count, reused from level to level.
+        let mut picks: Vec<(u32, u64)> = Vec::with_capacity(8);
         for lv in consulted_levels.map(|i| &h.levels[i]) {
-            let write_level = |hs: &mut vfs::Fnv| lv.hash_settings(hs);
-            let Some(locations) = &lv.locations else {
-                write_level(&mut hs);
+            if lv.locations.is_none() {
+                lv.hash_settings(&mut hs);
                 continue;
-            };
+            }
             let index = lv.index(self.engine);
-            let mut picks: Vec<(u32, usize)> = index.always.clone();
+            picks.clear();
+            picks.extend_from_slice(&index.always);
             for k in &wanted {
                 if let Some(v) = index.by_key.get(k) {
                     picks.extend_from_slice(v);
@@ -1267,12 +1276,9 @@ impl Session<'_> {
             }
             picks.sort_unstable();
             picks.dedup();
-            write_level(&mut hs);
-            for (i, id) in picks {
-                let loc = &locations[i as usize];
-                loc.location.hash(&mut hs);
-                loc.is_uri.hash(&mut hs);
-                id.hash(&mut hs);
+            hs.write_u64(index.settings);
+            for &(_, counted) in &picks {
+                hs.write_u64(counted);
             }
         }
         for (p, e) in &h.errors {
