@@ -384,6 +384,12 @@ pub fn convert_to(key: &str, args: &[Value], value: &Value) -> Result<Value, Loo
     }
 }
 
+/// `new_hash`'s errors: raised in the function body (`from_array`, types.rb), not by an
+/// argument-mismatch handler, so Puppet's message does not name the dispatcher (recorded:
+/// lopts/convert-to-hash). The odd count is Ruby's `Hash[]` ArgumentError for an Iterable and
+/// Puppet's own TypeConversionError for an Array, in the same words.
+const ODD_FOR_HASH: &str = "odd number of arguments for Hash";
+
 fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, LookupError> {
     let name = check_convert_to(key, args)?;
     let rest = &args[1..];
@@ -490,15 +496,13 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
                         h.insert(pair[0].clone(), pair[1].clone());
                     }
                 } else {
-                    return Err(new_err(
-                        "odd number of arguments for Hash".into(),
-                    ));
+                    return Err(raised(key, ODD_FOR_HASH));
                 }
                 Ok(Value::hash(h))
             }
             // A String is Iterable as its characters, taken in pairs: `'abcd'` is
             // `{a => b, c => d}`, `''` is `{}` (recorded: difftest finding
-            // convert-to-new-variants). An odd count is not modelled.
+            // convert-to-new-variants); an odd count fails (lopts/convert-to-hash).
             Value::String(s) if s.chars().count() % 2 == 0 => {
                 let chars: Vec<char> = s.chars().collect();
                 let mut h = Hash::default();
@@ -510,11 +514,28 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
                 }
                 Ok(Value::hash(h))
             }
-            Value::String(_) => Err(unmodelled("Hash.new of a String with an odd length")),
-            other => Err(new_err(format!(
-                "Value of type {} cannot be converted to Hash",
-                super::types::short_name(other)
-            ))),
+            Value::String(_) => Err(raised(key, ODD_FOR_HASH)),
+            // A non-negative Integer is Iterable as its `times`: `Hash.new(4)` is `{0 => 1,
+            // 2 => 3}`, an odd count fails as above, a negative one is not Iterable (recorded:
+            // lopts/convert-to-hash). Bounded as Array's.
+            Value::Integer(n) if (0..=100_000).contains(n) => {
+                if n % 2 == 1 {
+                    return Err(raised(key, ODD_FOR_HASH));
+                }
+                let mut h = Hash::default();
+                for i in (0..*n).step_by(2) {
+                    h.insert(Value::Integer(i), Value::Integer(i + 1));
+                }
+                Ok(Value::hash(h))
+            }
+            Value::Integer(n) if *n > 0 => Err(unmodelled(&format!("Hash.new({n})"))),
+            other => Err(raised(
+                key,
+                &format!(
+                    "Value of type {} cannot be converted to Hash",
+                    super::types::short_name(other)
+                ),
+            )),
         },
         "String" => match rest.first() {
             None => Ok(Value::string(puppet_string(value))),

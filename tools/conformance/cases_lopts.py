@@ -260,6 +260,30 @@ a_float: 1.5
 }, [L(k) for k in ['h_str', 'h_empty', 'i_hash', 'i_hash_radix', 'i_abs', 'f_hash', 'f_abs', 'a_int', 'a_zero', 'b_empty', 'b_upper', 'f_bad', 'a_float']],
   readme='the new() dispatches convert_to reaches beyond the plain ones: Hash from a String (character pairs), Integer and Float from a {from, radix, abs} hash and with abs, Array from an Integer (0..n-1), Boolean from an empty or upper-case String, and the dispatcher each error names (reference §3.3).')
 
+case('lopts/convert-to-hash', {
+    'hiera.yaml': H1,
+    'data/common.yaml': r"""---
+lookup_options:
+  "^h_": {convert_to: Hash}
+h_int4: 4
+h_int0: 0
+h_int3: 3
+h_int1: 1
+h_neg: -2
+h_str_odd: "abc"
+h_float: 1.5
+h_bool: true
+h_arr_odd: [a, b, c]
+h_arr_even: [a, 1, b, 2]
+h_arr_empty: []
+h_tuples: [[a, 1], [b, 2]]
+h_tuples_mixed: [[a, 1], b]
+h_tree: [[[a], 1], [[b, c], 2]]
+h_hash: {x: 1}
+""",
+}, [L(k) for k in ['h_int4', 'h_int0', 'h_int3', 'h_int1', 'h_neg', 'h_str_odd', 'h_float', 'h_bool', 'h_arr_odd', 'h_arr_even', 'h_arr_empty', 'h_tuples', 'h_tuples_mixed', 'h_tree', 'h_hash']],
+  readme='convert_to Hash through each branch of new_hash (types.rb PHashType.new_function): tuples, a tree array without an option, a flat Array in pairs (odd: "odd number of arguments for Hash"), an Integer taken as its times (0..n-1 in pairs; a negative one is not Iterable), a String in character pairs, and the TypeConversionError for other values, raised in the function body and so named without the dispatcher (reference §3.3).')
+
 case('lopts/convert-to-type-parameters', {
     'hiera.yaml': H1,
     'data/common.yaml': r"""---
