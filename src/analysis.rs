@@ -1629,6 +1629,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn key_shards_hold_runs_of_sorted_hashes() {
+        // `Deltas::new` takes each shard's keys as one run of a group's sorted hashes: the
+        // shard must never decrease as the hash grows, and every shard must be reachable.
+        let mut hashes: Vec<u64> = (0..4096u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .chain([0, u64::MAX, 1 << 63, (1 << 60) - 1, 1 << 60])
+            .collect();
+        hashes.sort_unstable();
+        let shards: Vec<usize> = hashes.iter().map(|&h| key_shard(h)).collect();
+        assert!(shards.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(key_shard(0), 0);
+        assert_eq!(key_shard(u64::MAX), KEY_SHARDS - 1);
+        assert_eq!(key_shard((1 << 60) - 1), 0);
+        assert_eq!(key_shard(1 << 60), 1);
+        let mut seen = shards.clone();
+        seen.dedup();
+        assert_eq!(seen, (0..KEY_SHARDS).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn union_ascending_is_the_sorted_deduplicated_concatenation() {
         let lists: [&[usize]; 6] = [
             &[],
