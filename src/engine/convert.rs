@@ -472,6 +472,13 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
                 Value::Integer(n) if (0..=100_000).contains(n) => {
                     Value::array((0..*n).map(Value::Integer).collect())
                 }
+                // A negative Integer is not Iterable: the argument-mismatch handler's message
+                // (recorded: lopts/convert-to-new-variants `a_neg`).
+                Value::Integer(n) if *n < 0 => {
+                    return Err(new_err(
+                        "Value of type Integer cannot be converted to Array".into(),
+                    ))
+                }
                 Value::Integer(n) => return Err(unmodelled(&format!("Array.new({n})"))),
                 other => {
                     return Err(new_err(format!(

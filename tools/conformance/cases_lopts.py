@@ -243,6 +243,7 @@ lookup_options:
   b_upper: {convert_to: Boolean}
   f_bad: {convert_to: Float}
   a_float: {convert_to: Array}
+  a_neg: {convert_to: Array}
 h_str: "abcd"
 h_empty: ""
 i_hash: {from: "-3", abs: true}
@@ -256,9 +257,10 @@ b_empty: ""
 b_upper: "YES"
 f_bad: "x"
 a_float: 1.5
+a_neg: -7
 """,
-}, [L(k) for k in ['h_str', 'h_empty', 'i_hash', 'i_hash_radix', 'i_abs', 'f_hash', 'f_abs', 'a_int', 'a_zero', 'b_empty', 'b_upper', 'f_bad', 'a_float']],
-  readme='the new() dispatches convert_to reaches beyond the plain ones: Hash from a String (character pairs), Integer and Float from a {from, radix, abs} hash and with abs, Array from an Integer (0..n-1), Boolean from an empty or upper-case String, and the dispatcher each error names (reference §3.3).')
+}, [L(k) for k in ['h_str', 'h_empty', 'i_hash', 'i_hash_radix', 'i_abs', 'f_hash', 'f_abs', 'a_int', 'a_zero', 'b_empty', 'b_upper', 'f_bad', 'a_float', 'a_neg']],
+  readme='the new() dispatches convert_to reaches beyond the plain ones: Hash from a String (character pairs), Integer and Float from a {from, radix, abs} hash and with abs, Array from an Integer (0..n-1; a negative one is not Iterable), Boolean from an empty or upper-case String, and the dispatcher each error names (reference §3.3).')
 
 case('lopts/convert-to-hash', {
     'hiera.yaml': H1,
