@@ -483,7 +483,7 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
                 other => {
                     return Err(new_err(format!(
                         "Value of type {} cannot be converted to Array",
-                        super::types::short_name(other)
+                        super::types::generalized_name(other)
                     )))
                 }
             })
@@ -540,7 +540,7 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
                 key,
                 &format!(
                     "Value of type {} cannot be converted to Hash",
-                    super::types::short_name(other)
+                    super::types::generalized_name(other)
                 ),
             )),
         },
@@ -573,6 +573,16 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
         // `Integer.new(from, radix, abs)`, or one hash `{from => ..., radix => ..., abs => ...}`
         // (the `from_hash` dispatch; recorded: difftest finding convert-to-new-variants).
         "Integer" => {
+            if let (Value::Hash(h), true) = (value, rest.is_empty()) {
+                if let Some(e) = integer_hash_mismatch(key, h, &new_err, &unmodelled) {
+                    return Err(e);
+                }
+            }
+            if let Some(r) = rest.first() {
+                if let Some(e) = illegal_radix(key, r) {
+                    return Err(e);
+                }
+            }
             let (from, radix, abs) = match named_args(value, &["radix", "abs"]) {
                 Some((from, h)) => (from, h.get(&Value::string("radix")), h.get(&Value::string("abs"))),
                 None => (value, rest.first(), rest.get(1)),
@@ -600,7 +610,7 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
             },
             other => Err(new_err(format!(
                 "Value of type {} cannot be converted to Numeric",
-                super::types::short_name(other)
+                super::types::generalized_name(other)
             ))),
         },
         "Boolean" => match value {
@@ -618,7 +628,7 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
             },
             other => Err(new_err(format!(
                 "Value of type {} cannot be converted to Boolean",
-                super::types::short_name(other)
+                super::types::generalized_name(other)
             ))),
         },
         // Enum has no `new` of its own: `PAnyType.new_function` refuses it (recorded:
@@ -659,6 +669,99 @@ fn convert_base(key: &str, args: &[Value], value: &Value) -> Result<Value, Looku
                 "The convert_to lookup_option for key '{key}' uses {other}, which hieralint cannot create"
             ),
         )),
+    }
+}
+
+/// `assert_radix` (types.rb): a radix other than 2, 8, 10, 16 or default is an ArgumentError
+/// raised in the function body (no dispatcher named; recorded: lopts/convert-to-named-args
+/// `p_badradix`, `i_badradix`). `None` for a radix it accepts, or one that is not an Integer
+/// (left to the conversion as before).
+fn illegal_radix(key: &str, radix: &Value) -> Option<LookupError> {
+    match radix {
+        Value::Integer(2 | 8 | 10 | 16) => None,
+        Value::Integer(r) => Some(raised(
+            key,
+            &format!("Illegal radix: {r}, expected 2, 8, 10, 16, or default"),
+        )),
+        _ => None,
+    }
+}
+
+/// `Integer.new` of one Hash that its `NamedArgs` dispatch (`Struct[{from => Convertible,
+/// Optional[radix] => Radix, Optional[abs] => Boolean}]`) refuses: `on_error_hash` (types.rb)
+/// converts `from` alone when it is not Convertible (the argument-mismatch message, with the
+/// dispatcher), refuses an illegal radix, then asserts the hash against `NamedArgs`, whose
+/// mismatch describer lists a missing `from` and each unrecognized key, or the size of an
+/// empty hash (recorded: lopts/convert-to-named-args). `None` when the hash is a valid
+/// `NamedArgs` (converted as before); a mismatch this does not model (a non-String key, an
+/// `abs` that is not a Boolean, an undef radix) is an explicit unsupported error.
+fn integer_hash_mismatch(
+    key: &str,
+    h: &Hash,
+    new_err: &dyn Fn(String) -> LookupError,
+    unmodelled: &dyn Fn(&str) -> LookupError,
+) -> Option<LookupError> {
+    let get = |k: &str| h.get(&Value::string(k));
+    let from = get("from");
+    if let Some(from) = from {
+        // Convertible (`Variant[Numeric, Boolean, Pattern[INTEGER_PATTERN_LENIENT], ...]`):
+        // what `to_integer` takes without a radix.
+        if let Err(m) = to_integer(from, None) {
+            return Some(new_err(m));
+        }
+    }
+    match get("radix") {
+        None => {}
+        Some(Value::Undef) => return Some(unmodelled("Integer.new of a hash with an undef radix")),
+        Some(r) => {
+            if let Some(e) = illegal_radix(key, r) {
+                return Some(e);
+            }
+            if !matches!(r, Value::Integer(_)) {
+                return Some(unmodelled(
+                    "Integer.new of a hash with a radix that is not an Integer",
+                ));
+            }
+        }
+    }
+    if let Some(abs) = get("abs") {
+        if !matches!(abs, Value::Bool(_)) {
+            return Some(unmodelled(
+                "Integer.new of a hash with an abs that is not a Boolean",
+            ));
+        }
+    }
+    let mut problems: Vec<String> = Vec::new();
+    if h.is_empty() {
+        problems.push("expects size to be between 1 and 3, got 0".into());
+    } else {
+        if !h
+            .keys()
+            .all(|k| matches!(k, Value::String(s) if !s.is_empty()))
+        {
+            return Some(unmodelled(
+                "Integer.new of a hash with a key that is not a String",
+            ));
+        }
+        if from.is_none() {
+            problems.push("expects a value for key 'from'".into());
+        }
+        for k in h.keys().filter_map(|k| k.as_str()) {
+            if !matches!(k, "from" | "radix" | "abs") {
+                problems.push(format!("unrecognized key '{k}'"));
+            }
+        }
+    }
+    // The describer's lines: one alone, or each indented (the first by one space after the
+    // lookup's "raised error: ").
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| format!("Integer.new has wrong type, {p}"))
+        .collect();
+    match lines.as_slice() {
+        [] => None,
+        [one] => Some(raised(key, one)),
+        many => Some(raised(key, &format!(" {}", many.join("\n  ")))),
     }
 }
 
@@ -730,7 +833,7 @@ fn to_integer(value: &Value, radix: Option<&Value>) -> Result<Value, String> {
         }
         other => Err(format!(
             "Value of type {} cannot be converted to Integer",
-            super::types::short_name(other)
+            super::types::generalized_name(other)
         )),
     }
 }
@@ -752,7 +855,7 @@ fn to_float(value: &Value) -> Result<Value, String> {
         }
         other => Err(format!(
             "Value of type {} cannot be converted to Float",
-            super::types::short_name(other)
+            super::types::generalized_name(other)
         )),
     }
 }

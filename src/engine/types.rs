@@ -304,6 +304,12 @@ fn assignable(t1: &PType, t2: &PType) -> bool {
 /// `TypeCalculator#common_type` for inferred types.
 fn common_type(t1: &PType, t2: &PType) -> PType {
     use PType::*;
+    // `is_pnil?` is true of Undef too: the common type of Undef and T is T (so `[~, a]` infers
+    // as `Array[String]`; recorded: lopts/convert-to-named-args `f_undef`).
+    match (t1, t2) {
+        (Undef, t) | (t, Undef) => return t.clone(),
+        _ => {}
+    }
     if assignable(t1, t2) {
         return t1.clone();
     }
@@ -495,6 +501,56 @@ pub fn short_name(v: &Value) -> &'static str {
         }
         Value::Hash(_) => "Hash",
     }
+}
+
+/// `TypeCalculator.infer(v).generalize` as Puppet prints it in `new()`'s "Value of type T
+/// cannot be converted" messages (types.rb `generalize` of each type): a scalar by its base
+/// name, several String values by their Enum's size range (`String[1, 3]`), collections by
+/// their generalized element, key and value types without sizes, an empty Hash as
+/// `Hash[0, 0]` (recorded: lopts/convert-to-named-args). Values whose inference this does not
+/// follow to the letter (an empty Array, Sensitive, a Symbol, a Bignum anywhere in them) keep
+/// [`short_name`].
+pub fn generalized_name(v: &Value) -> String {
+    fn plain(v: &Value) -> bool {
+        match v {
+            Value::Undef
+            | Value::Bool(_)
+            | Value::Integer(_)
+            | Value::Float(_)
+            | Value::String(_) => true,
+            Value::Array(a) => !a.is_empty() && a.iter().all(plain),
+            Value::Hash(h) => h.iter().all(|(k, x)| plain(k) && plain(x)),
+            _ => false,
+        }
+    }
+    fn generalize(t: &PType) -> Option<String> {
+        Some(match t {
+            PType::Undef => "Undef".into(),
+            PType::Boolean(_) => "Boolean".into(),
+            PType::Integer(..) => "Integer".into(),
+            PType::Float(..) => "Float".into(),
+            PType::String(_) => "String".into(),
+            // `PEnumType#generalize`: the String of the values' sizes (in characters).
+            PType::Enum(vs) if vs.is_empty() => "String".into(),
+            PType::Enum(vs) => {
+                let sizes = vs.iter().map(|v| v.chars().count());
+                let (lo, hi) = (sizes.clone().min()?, sizes.max()?);
+                format!("String[{lo}, {hi}]")
+            }
+            PType::Numeric | PType::ScalarData | PType::Data => t.to_string(),
+            PType::Array(Some(e), _) => format!("Array[{}]", generalize(e)?),
+            // `PHashType#generalize` returns EMPTY as it is.
+            PType::Hash(None, Some((0, 0))) => "Hash[0, 0]".into(),
+            PType::Hash(Some(kv), _) => {
+                format!("Hash[{}, {}]", generalize(&kv.0)?, generalize(&kv.1)?)
+            }
+            _ => return None,
+        })
+    }
+    if !plain(v) {
+        return short_name(v).to_string();
+    }
+    generalize(&infer(v)).unwrap_or_else(|| short_name(v).to_string())
 }
 
 /// Is the value Puppet `Data` (scalars, undef, arrays of Data, hashes of String to Data)?

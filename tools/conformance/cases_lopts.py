@@ -286,6 +286,37 @@ h_hash: {x: 1}
 }, [L(k) for k in ['h_int4', 'h_int0', 'h_int3', 'h_int1', 'h_neg', 'h_str_odd', 'h_float', 'h_bool', 'h_arr_odd', 'h_arr_even', 'h_arr_empty', 'h_tuples', 'h_tuples_mixed', 'h_tree', 'h_hash']],
   readme='convert_to Hash through each branch of new_hash (types.rb PHashType.new_function): tuples, a tree array without an option, a flat Array in pairs (odd: "odd number of arguments for Hash"), an Integer taken as its times (0..n-1 in pairs; a negative one is not Iterable), a String in character pairs, and the TypeConversionError for other values, raised in the function body and so named without the dispatcher (reference §3.3).')
 
+case('lopts/convert-to-named-args', {
+    'hiera.yaml': H1,
+    'data/common.yaml': r"""---
+lookup_options:
+  "^i_": {convert_to: Integer}
+  "^f_": {convert_to: Float}
+  p_badradix: {convert_to: [Integer, 3]}
+i_empty: {}
+i_two_unrec: {x: 1, y: 2}
+i_from_two_unrec: {from: "1", x: 1, y: 2}
+i_radix_only: {radix: 16}
+i_nested: {from: "1", x: [1, "a"], y: {}}
+p_badradix: "10"
+f_list: [[1, "a"], ["b"]]
+f_hashes: [{k: abc}, {k: 1, j: x}]
+f_undef: [~, a]
+f_undef_only: [~]
+f_undef_mixed: [~, {a: ~}, b]
+f_bools: [true, false]
+f_nums: [1, 2.5]
+i_nofrom: {x: 1}
+i_extra: {from: "1", x: 2}
+i_badradix: {from: "10", radix: 3}
+i_fromhash: {from: {a: 1}}
+f_empty: {}
+f_nofrom: {x: 1}
+f_radix: {from: "1.5", radix: 2}
+""",
+}, [L(k) for k in ['i_empty', 'i_nofrom', 'i_extra', 'i_badradix', 'i_fromhash', 'f_empty', 'f_nofrom', 'f_radix', 'i_two_unrec', 'i_from_two_unrec', 'i_radix_only', 'i_nested', 'p_badradix', 'f_list', 'f_hashes', 'f_undef', 'f_undef_only', 'f_undef_mixed', 'f_bools', 'f_nums']],
+  readme='convert_to Integer and Float of a Hash that is not a plain {from, radix, abs} argument hash: empty, without from, with other keys, with a radix Integer.new does not take (named or positional), with a Hash as from; and the inferred, generalized type Puppet names in "Value of type T cannot be converted" (reference §3.3).')
+
 case('lopts/convert-to-type-parameters', {
     'hiera.yaml': H1,
     'data/common.yaml': r"""---
