@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hieralint::engine::{
-    Engine, EngineOptions, EnvironmentSpec, LookupRequest, LookupResult, PuppetVersion, Scope,
-    Session,
+    Engine, EngineOptions, EnvironmentSpec, LookupOutcome, LookupRequest, LookupResult,
+    PuppetVersion, Scope, Session,
 };
 
 #[path = "../tests/common/mod.rs"]
@@ -35,9 +35,18 @@ mod common;
 
 /// Looks every key up in `session`; the number found (kept, so the work is not optimised away).
 fn run(session: &Session, keys: &[String]) -> usize {
+    run_with(session, keys, Session::lookup)
+}
+
+/// [`run`] with the lookup to make (`Session::lookup`, or `Session::lookup_unshared`).
+fn run_with<'e>(
+    session: &Session<'e>,
+    keys: &[String],
+    lookup: impl Fn(&Session<'e>, &LookupRequest) -> LookupOutcome,
+) -> usize {
     keys.iter()
         .filter(|k| {
-            let out = session.lookup(&LookupRequest::new(k.as_str()));
+            let out = lookup(session, &LookupRequest::new(k.as_str()));
             std::hint::black_box(matches!(out.result, LookupResult::Found(_)))
         })
         .count()
@@ -76,17 +85,10 @@ fn shared_pass(work: &[Pairs], engine_for: &dyn Fn(&Pairs) -> Engine) -> usize {
 /// The evaluated pass: every lookup evaluated anew in sessions already set up.
 #[inline(never)]
 fn evaluated_pass(work: &[Pairs], sessions: &[Session]) -> usize {
-    let mut answers = 0;
-    for (w, session) in work.iter().zip(sessions) {
-        for k in &w.keys {
-            let out = session.lookup_unshared(&LookupRequest::new(k.as_str()));
-            answers += usize::from(std::hint::black_box(matches!(
-                out.result,
-                LookupResult::Found(_)
-            )));
-        }
-    }
-    answers
+    work.iter()
+        .zip(sessions)
+        .map(|(w, session)| run_with(session, &w.keys, Session::lookup_unshared))
+        .sum()
 }
 
 /// The timed call of [`evaluated_pass`] (the untimed first pass is not profiled with it:

@@ -1039,10 +1039,9 @@ impl OwnSessions {
 /// there define, and the modules whose levels differ (their [`module_hash`]).
 type GroupDelta = (Vec<(u32, u32)>, Vec<u64>, Vec<u64>);
 
-/// The hash [`Deltas`] files a root key under (fixed-seed: the same key, the same hash).
-fn key_hash(k: &Value) -> u64 {
-    crate::engine::data::key_hash(k)
-}
+/// The hash [`Deltas`] files a root key under (fixed-seed: the same key, the same hash), the
+/// one the engine's level indexes and the parse-time root key hashes use.
+use crate::engine::data::key_hash;
 
 /// How many maps [`Deltas`] files root keys in (a power of two), and which one a key's hash
 /// goes to: its top bits, so that a sorted list of hashes holds each shard's in one run.

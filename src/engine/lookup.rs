@@ -41,6 +41,14 @@ pub(crate) const LOOKUP_OPTIONS: &str = "lookup_options";
 const STACK_RED_ZONE: usize = 256 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
+/// [`super::data::key_hash`] of `lookup_options`, made once: every lookup_options assembly
+/// and every data signature look it up.
+pub(crate) fn lookup_options_hash() -> u64 {
+    static HASH: std::sync::LazyLock<u64> =
+        std::sync::LazyLock::new(|| super::data::key_hash(&Value::string(LOOKUP_OPTIONS)));
+    *HASH
+}
+
 /// A parsed lookup key (`LookupKey`): root key, module name, dotted segments.
 #[derive(Clone, Debug)]
 pub(crate) struct LookupKey {
@@ -93,7 +101,7 @@ impl LookupKey {
             key: Arc::from(LOOKUP_OPTIONS),
             root: LOOKUP_OPTIONS.into(),
             root_v: Value::string(LOOKUP_OPTIONS),
-            root_hash: super::data::key_hash(&Value::string(LOOKUP_OPTIONS)),
+            root_hash: lookup_options_hash(),
             module_name: None,
             segments: Vec::new(),
         }

@@ -1235,14 +1235,12 @@ impl Session<'_> {
             _ => true,
         };
         // The keys by the hash a level's index files them by (`LevelIndex`).
-        static LOOKUP_OPTIONS_HASH: std::sync::LazyLock<u64> =
-            std::sync::LazyLock::new(|| data::key_hash(&Value::string(lookup::LOOKUP_OPTIONS)));
         let mut wanted: Vec<u64> = Vec::with_capacity(keys.len() + 1);
         wanted.extend(
             keys.iter()
                 .map(|(k, _)| data::key_hash(&Value::String(Arc::clone(k)))),
         );
-        wanted.push(*LOOKUP_OPTIONS_HASH);
+        wanted.push(lookup::lookup_options_hash());
         let mut hs = foldhash::fast::FixedState::default().build_hasher();
         // The global and environment levels, then those of the modules the keys route to (a
         // modulepath can hold hundreds of modules: their levels are found by name, not tested
