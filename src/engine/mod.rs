@@ -1129,7 +1129,21 @@ impl Session<'_> {
             default: req.default.clone(),
         };
         let (o, Deps { keys, reads }) = self.lookup_with_deps(req);
-        let signature = self.data_signature(&keys);
+        // The data signature of the keys read. A list of the same keys is usually kept already
+        // (another session asked this request and read the same keys), and `data_hit` has just
+        // computed this session's signature for it (`signature_of` keeps it): taken from there
+        // instead of computed again, which was a second signature per lookup missing the
+        // caches (11% of lookup_rate's shared pass over the 35 fact sets).
+        let kept = self.engine.by_data.read().ok().and_then(|m| {
+            m.get(&h)?
+                .iter()
+                .find(|l| *l.keys == keys)
+                .map(|l| l.keys.clone())
+        });
+        let signature = match &kept {
+            Some(list) => self.signature_of(list),
+            None => self.data_signature(&keys),
+        };
         if let Ok(mut m) = self.engine.by_data.write() {
             let lists = m.entry(h).or_default();
             let slot = match lists.iter().position(|l| *l.keys == keys) {
