@@ -289,6 +289,13 @@ impl LevelCache {
         let Some(variants) = map.get(&id) else {
             return Err((state, false));
         };
+        // A level that keeps no more resolutions reads a per-node variable (a node file's
+        // `trusted.certname`): a scope among the first it kept is rare, and resolving that
+        // scope again gives the same resolution, so its resolutions are not searched (a probe
+        // hash and a map miss per node level, three per data-implied node at 15k files).
+        if variants.count >= MAX_LEVEL_VARIANTS {
+            return Err((state, true));
+        }
         match variants
             .resolutions
             .find_by(prober, |c| &c.reads, |_| true)

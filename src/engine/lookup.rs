@@ -1486,26 +1486,21 @@ impl<'a> Cx<'a> {
         if cfg.is_default() && locations.as_ref().is_some_and(|l| l.is_empty()) {
             return Ok(None);
         }
-        let hash_of = |options: &Arc<Hash>| {
-            use std::hash::{Hash as _, Hasher};
-            let mut h = super::vfs::Fnv::default();
-            Value::Hash(options.clone()).hash(&mut h);
-            h.finish()
-        };
         // Options without `%{...}` (eyaml's key paths) are the same hash at every resolution of
         // the level: interpolated, copied and hashed once per entry, then shared.
         let (options, options_hash) = match &e.options {
             None => {
-                // Most levels have no options: the empty hash's, computed once.
-                static NO_OPTIONS: std::sync::OnceLock<(Arc<Hash>, u64)> =
-                    std::sync::OnceLock::new();
-                NO_OPTIONS
-                    .get_or_init(|| {
+                // Most levels have no options: the empty hash's, computed once per thread. One
+                // for the process had both threads count references on one cache line, at
+                // every level resolved afresh (three per data-implied node at 15k files).
+                thread_local! {
+                    static NO_OPTIONS: (Arc<Hash>, u64) = {
                         let o = Arc::new(Hash::default());
-                        let h = hash_of(&o);
+                        let h = options_hash(&o);
                         (o, h)
-                    })
-                    .clone()
+                    };
+                }
+                NO_OPTIONS.with(Clone::clone)
             }
             Some(o) => {
                 let fixed = e.static_options.get_or_init(|| {
@@ -1514,7 +1509,7 @@ impl<'a> Cx<'a> {
                             Value::Hash(h) => h.clone(),
                             _ => Arc::new(Hash::default()),
                         };
-                        let hash = hash_of(&h);
+                        let hash = options_hash(&h);
                         (h, hash)
                     })
                 });
@@ -1525,7 +1520,7 @@ impl<'a> Cx<'a> {
                             Value::Hash(h) => h,
                             _ => Arc::new(Hash::default()),
                         };
-                        let hash = hash_of(&h);
+                        let hash = options_hash(&h);
                         (h, hash)
                     }
                 }
@@ -3648,6 +3643,14 @@ fn data_format(function: &str) -> Option<Format> {
 /// `trusted.certname`): identifiers joined by dots, which `split_key` splits into the same
 /// string segments (no quotes, spaces or digit-only segments), without allocating them.
 /// `None` for anything else.
+/// The hash a resolved level's options are compared by (`ResolvedLevel::options_hash`).
+fn options_hash(options: &Arc<Hash>) -> u64 {
+    use std::hash::{Hash as _, Hasher};
+    let mut h = super::vfs::Fnv::default();
+    Value::Hash(options.clone()).hash(&mut h);
+    h.finish()
+}
+
 fn probe_plain(scope: &Scope, expr: &str) -> Option<Probe> {
     let ident = crate::interp::is_ident;
     // Split at the dots by bytes: `str::split('.')` runs a char searcher (memchr set up per
