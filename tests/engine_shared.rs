@@ -917,3 +917,49 @@ fn groups_differing_in_a_module_share_what_does_not_consult_it() {
         }
     }
 }
+
+/// Two nodes whose hierarchies read the same files but resolve a level's options differently
+/// (hiera-eyaml key paths interpolating a fact) are not the same hierarchy: an outcome one
+/// computed is not the other's (Puppet decrypts each with its own keys). The fingerprint that
+/// keys shared outcomes counts each level's options, not only its name and locations.
+#[test]
+fn levels_differing_only_in_options_do_not_share_outcomes() {
+    let dir = tempdir();
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: secrets\n    lookup_key: eyaml_lookup_key\n    path: secrets.eyaml\n    options:\n      pkcs7_private_key: \"/nonexistent-hieralint/%{facts.keydir}/private_key.pkcs7.pem\"\n      pkcs7_public_key: \"/nonexistent-hieralint/%{facts.keydir}/public_key.pkcs7.pem\"\n",
+    );
+    write(
+        &dir,
+        "data/secrets.eyaml",
+        "---\npassword: ENC[PKCS7,MIIBeQYJKoZIhvcNAQcDoIIBajCCAWYCAQAxggEhMIIBHQIBADAFMAACAQEwDQYJKoZIhvcNAQEBBQAEggEAbm90IGEgcmVhbCBjaXBoZXJ0ZXh0]\n",
+    );
+    let node = |keydir: &str| {
+        let mut facts = Hash::default();
+        facts.insert(Value::string("keydir"), Value::string(keydir));
+        Arc::new(Scope::for_node(
+            &facts,
+            &Trusted::default(),
+            None,
+            "production",
+        ))
+    };
+    let e = engine(&dir, PuppetVersion::V7);
+    for keydir in ["a", "b"] {
+        let shared = describe(
+            &e.session(node(keydir))
+                .lookup(&LookupRequest::new("password")),
+        );
+        let fresh = describe(
+            &engine(&dir, PuppetVersion::V7)
+                .session(node(keydir))
+                .lookup(&LookupRequest::new("password")),
+        );
+        assert_eq!(shared, fresh, "keydir {keydir}");
+        assert!(
+            fresh.contains(&format!("/nonexistent-hieralint/{keydir}/")),
+            "{fresh}"
+        );
+    }
+}
