@@ -963,3 +963,61 @@ fn levels_differing_only_in_options_do_not_share_outcomes() {
         );
     }
 }
+
+/// A session logs some of Puppet's warnings once, at its first lookup (creating the
+/// environment's data provider: a deprecated `environment_data_provider`). An outcome another
+/// session computed carries that session's history: the second node's first lookup must log
+/// the warning as a fresh engine's would, whichever lookup the first node made first.
+#[test]
+fn first_lookup_warnings_follow_the_session_not_the_cache() {
+    let dir = tempdir_named("engine_shared_first_warnings");
+    write(
+        &dir,
+        "environment.conf",
+        "environment_data_provider = hiera\n",
+    );
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: common\n    path: common.yaml\n",
+    );
+    write(&dir, "data/common.yaml", "---\na: 1\nb: 2\n");
+    let sequence = |e: &Engine, keys: &[&str]| -> Vec<String> {
+        let s = e.session(Arc::new(scope("n1", "web")));
+        keys.iter()
+            .map(|k| describe(&s.lookup(&LookupRequest::new(k))))
+            .collect()
+    };
+    let fresh = sequence(&engine(&dir, PuppetVersion::V7), &["b", "a"]);
+    assert!(fresh[0].contains("deprecated"), "{fresh:?}");
+    let shared = engine(&dir, PuppetVersion::V7);
+    sequence(&shared, &["a", "b"]);
+    assert_eq!(sequence(&shared, &["b", "a"]), fresh);
+}
+
+/// A data file that is not a Hash makes Puppet warn when a compile first reads it, which is
+/// when its first lookup assembles lookup_options over every level. An outcome a session
+/// computes after that carries no such warning; another session's first lookup does.
+#[test]
+fn first_read_warnings_follow_the_session_not_the_cache() {
+    let dir = tempdir_named("engine_shared_first_read");
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: node\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: common\n    path: common.yaml\n",
+    );
+    write(&dir, "data/nodes/n1.yaml", "- not\n- a hash\n");
+    write(&dir, "data/common.yaml", "---\na: 1\nb: 2\n");
+    let sequence = |e: &Engine, keys: &[&str]| -> Vec<String> {
+        let s = e.session(Arc::new(scope("n1", "web")));
+        keys.iter()
+            .map(|k| describe(&s.lookup(&LookupRequest::new(k))))
+            .collect()
+    };
+    let fresh = sequence(&engine(&dir, PuppetVersion::V7), &["b", "a"]);
+    assert!(fresh[0].contains("valid yaml hash"), "{fresh:?}");
+    assert!(!fresh[1].contains("valid yaml hash"), "{fresh:?}");
+    let shared = engine(&dir, PuppetVersion::V7);
+    sequence(&shared, &["a", "b"]);
+    assert_eq!(sequence(&shared, &["b", "a"]), fresh);
+}

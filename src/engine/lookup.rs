@@ -325,6 +325,30 @@ impl State {
         })
     }
 
+    /// Whether this state has created the global and environment layers' providers,
+    /// configurations and levels (what Puppet logs the hierarchy's warnings for, once per
+    /// compile, at the first lookup reaching each): no later lookup logs those again.
+    pub(crate) fn layers_created(&self) -> bool {
+        let created =
+            |p: &Rc<LayerProvider>| p.config.borrow().is_some() && p.providers.borrow().is_some();
+        let global = self.global.borrow().as_ref().is_some_and(created);
+        let env = match &*self.env.borrow() {
+            Some(Some(p)) => created(p),
+            Some(None) => true,
+            None => false,
+        };
+        global && env
+    }
+
+    /// Whether every assembly of lookup_options this state made logged nothing and did not
+    /// fail: another session with the same data and answers assembles as quietly, whenever it
+    /// does, so an outcome computed here carries no warning of an assembly that session makes.
+    pub(crate) fn options_quiet(&self) -> bool {
+        !self.lopts_eventful.get()
+            && self.lopts_warned.borrow().is_empty()
+            && self.lopts_defaults_warned.borrow().is_empty()
+    }
+
     /// Takes `a` as this (new) state's assembled lookup_options, with their dependencies.
     pub(crate) fn adopt_options(&self, a: &AssembledOptions) {
         self.lookup_options
@@ -429,6 +453,10 @@ pub(crate) struct Cx<'a> {
     /// While [`Cx::resolved_levels_fresh`] resolves a layer: the scope reads its levels made
     /// (cached or not), and whether every level's resolution could be cached.
     layer_reads: RefCell<Option<LayerReads>>,
+    /// Whether [`Cx::resolved_levels_fresh`] logged a warning of a module layer (creating its
+    /// provider or resolving its levels): Puppet logs those at a compile's first lookup of
+    /// the module, which a session cannot tell from its global and environment layers.
+    pub module_warned: std::cell::Cell<bool>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -458,6 +486,7 @@ impl<'a> Cx<'a> {
             probed: RefCell::default(),
             keys: RefCell::new(Vec::new()),
             layer_reads: RefCell::new(None),
+            module_warned: std::cell::Cell::new(false),
         }
     }
 
@@ -3336,6 +3365,7 @@ impl Cx<'_> {
             .block(self.scope)
             .filter(|b| b.layers.len() == modules.len());
         if let Some(b) = &block {
+            self.note_module_warnings(&b.provider_warnings);
             for w in &b.provider_warnings {
                 self.warn(w.clone());
             }
@@ -3345,6 +3375,7 @@ impl Cx<'_> {
             self.eng.layers.with(self.scope, |cached| {
                 for (name, _) in modules.iter() {
                     if let Some(c) = cached(name) {
+                        self.note_module_warnings(&c.provider_warnings);
                         for w in &c.provider_warnings {
                             self.warn(w.clone());
                         }
@@ -3353,6 +3384,7 @@ impl Cx<'_> {
                         continue;
                     }
                     let (p, warnings) = self.capturing_warnings(|| self.module_provider(name));
+                    self.note_module_warnings(&warnings);
                     for w in &warnings {
                         self.warn(w.clone());
                     }
@@ -3409,6 +3441,7 @@ impl Cx<'_> {
                         // Each layer fits too (the block's count is their sum): what taking
                         // them one by one as `Hit`s does, without touching each (250 modules
                         // for each of 12,000 nodes at 15k files).
+                        self.note_module_warnings(&b.level_warnings);
                         for w in &b.level_warnings {
                             self.warn(w.clone());
                         }
@@ -3428,6 +3461,7 @@ impl Cx<'_> {
                     if self.sub_lookups.get() + c.sub_lookups
                         <= self.eng.limits.max_sub_lookups =>
                 {
+                    self.note_module_warnings(&c.level_warnings);
                     for w in &c.level_warnings {
                         self.warn(w.clone());
                     }
@@ -3459,6 +3493,9 @@ impl Cx<'_> {
             let (error, level_warnings) =
                 self.capturing_warnings(|| self.layer_levels(&p, &mut levels));
             let (mut reads, cacheable) = self.layer_reads.replace(collecting).unwrap_or_default();
+            if matches!(place, Place::Module(_)) {
+                self.note_module_warnings(&level_warnings);
+            }
             for w in &level_warnings {
                 self.warn(w.clone());
             }
@@ -3488,6 +3525,12 @@ impl Cx<'_> {
             _ => None,
         };
         (super::Levels::new(levels, shared), errors)
+    }
+
+    fn note_module_warnings(&self, warnings: &[String]) {
+        if !warnings.is_empty() {
+            self.module_warned.set(true);
+        }
     }
 
     /// Runs `f` with the warnings it logs kept apart (and deduplicated among themselves, as

@@ -621,6 +621,8 @@ pub struct ResolvedHierarchy {
     pub errors: Vec<(Place, LookupError)>,
     /// Warnings Puppet logs while building them.
     pub warnings: Vec<String>,
+    /// Whether some of `warnings` are a module layer's (true when not known).
+    module_warnings: bool,
     /// Identity of the text of every file read (data files and hiera.yaml), so that a changed
     /// file (or editor overlay) changes the fingerprint: those the levels before the module
     /// levels read, their hiera.yaml files (in order of first appearance), and the module
@@ -1023,6 +1025,7 @@ impl Session<'_> {
             layers: Default::default(),
             levels,
             errors,
+            module_warnings: !fresh || cx.module_warned.get(),
             warnings: cx.warnings.into_inner(),
             sources: {
                 use std::hash::Hasher as _;
@@ -1117,6 +1120,21 @@ impl Session<'_> {
             .fingerprint
             .get_or_init(|| self.hierarchy().fingerprint());
         let shared_key = (fp, h);
+        // Puppet logs some warnings once per compile, when a lookup first creates a layer's
+        // provider and configuration and resolves its levels (a deprecated
+        // `environment_data_provider`, an undefined variable in a path): the hierarchy's
+        // warnings. Where there are any, an outcome depends on whether the session had created
+        // those layers before, which the shared caches do not know: until it has (its global
+        // and environment layers, when no module layer warns), a session neither takes other
+        // sessions' outcomes nor offers its own (tests/engine_shared.rs,
+        // first_lookup_warnings_follow_the_session_not_the_cache).
+        let shareable = {
+            let h = self.hierarchy();
+            h.warnings.is_empty() || (!h.module_warnings && self.state.layers_created())
+        };
+        if !shareable {
+            return self.keep_own(h, req, self.lookup_unshared(req));
+        }
         if let Some(o) = self.shared_hit(&shared_key, req) {
             return o;
         }
@@ -1129,6 +1147,12 @@ impl Session<'_> {
             default: req.default.clone(),
         };
         let (o, Deps { keys, reads }) = self.lookup_with_deps(req);
+        // An assembly of lookup_options that warned (in this lookup or an earlier one) makes
+        // the warnings of this session's lookups depend on its history as well: kept for this
+        // session only. Quiet assemblies are quiet for every session with the same data.
+        if !self.state.options_quiet() {
+            return self.keep_own(h, req, o);
+        }
         // The data signature of the keys read. A list of the same keys is usually kept already
         // (another session asked this request and read the same keys), and `data_hit` has just
         // computed this session's signature for it (`signature_of` keeps it): taken from there
@@ -1184,6 +1208,21 @@ impl Session<'_> {
                 });
             }
         }
+        self.results
+            .borrow_mut()
+            .entry(h)
+            .or_default()
+            .push((rk, o.clone()));
+        o
+    }
+
+    /// Keeps `o`, this session's outcome of `req` (whose hash is `h`), for this session only.
+    fn keep_own(&self, h: u64, req: &LookupRequest, o: LookupOutcome) -> LookupOutcome {
+        let rk = ResultKey {
+            keys: req.keys.clone(),
+            merge: req.merge.clone(),
+            default: req.default.clone(),
+        };
         self.results
             .borrow_mut()
             .entry(h)
