@@ -1021,3 +1021,83 @@ fn first_read_warnings_follow_the_session_not_the_cache() {
     sequence(&shared, &["a", "b"]);
     assert_eq!(sequence(&shared, &["b", "a"]), fresh);
 }
+
+/// Sessions whose global and environment layers warn once per compile (a data file every node
+/// reads that is not a Hash) share outcomes once each has made its first lookup, which logs
+/// the warning (`Session::lookup`, the settled pool); a session one of whose modules warned
+/// when its lookup_options were assembled keeps its outcomes to itself, since a later lookup
+/// reaching that module logs nothing in it and the warning in a session that had not. Every
+/// session, in any order of keys, logs what a fresh engine logs for the same sequence.
+#[test]
+fn sessions_share_once_their_first_lookup_has_warned() {
+    let dir = tempdir_named("engine_shared_settled");
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: node\n    path: \"nodes/%{trusted.certname}.yaml\"\n  - name: extra\n    path: extra.yaml\n  - name: common\n    path: common.yaml\n",
+    );
+    write(&dir, "data/extra.yaml", "- not\n- a hash\n");
+    write(
+        &dir,
+        "data/common.yaml",
+        "---\na: 1\nb: \"%{trusted.certname}\"\nc: \"%{lookup('a')}\"\nviabad: \"%{lookup('badmod::y')}\"\nviagood: \"%{lookup('goodmod::x')}\"\n",
+    );
+    write(&dir, "data/nodes/n1.yaml", "---\na: own\n");
+    write(&dir, "modules/goodmod/hiera.yaml", COMMON_ONLY);
+    write(
+        &dir,
+        "modules/goodmod/data/common.yaml",
+        "---\ngoodmod::x: 80\n",
+    );
+    write(&dir, "modules/badmod/hiera.yaml", COMMON_ONLY);
+    write(&dir, "modules/badmod/data/common.yaml", "- not\n- a hash\n");
+    let keys = [
+        "a",
+        "b",
+        "c",
+        "viagood",
+        "goodmod::x",
+        "viabad",
+        "badmod::y",
+        "nope",
+    ];
+    let sequence = |e: &Engine, cert: &str, order: &[usize]| -> Vec<String> {
+        let s = e.session(Arc::new(scope(cert, "web")));
+        order
+            .iter()
+            .map(|&i| describe(&s.lookup(&LookupRequest::new(keys[i]))))
+            .collect()
+    };
+    let forward: Vec<usize> = (0..keys.len()).collect();
+    let backward: Vec<usize> = forward.iter().rev().copied().collect();
+    let rotated: Vec<usize> = (0..keys.len()).map(|i| (i + 3) % keys.len()).collect();
+    let runs: Vec<(&str, &Vec<usize>)> = vec![
+        ("n2", &forward),
+        ("n3", &backward),
+        ("n4", &rotated),
+        ("n1", &forward),
+        ("n5", &forward),
+        ("n6", &backward),
+        ("n7", &rotated),
+    ];
+    for puppet in [PuppetVersion::V7, PuppetVersion::V8] {
+        let shared = engine(&dir, puppet);
+        for (cert, order) in &runs {
+            let want = sequence(&engine(&dir, puppet), cert, order);
+            // The environment does what the test is about (under Puppet 7; Puppet 8's strict
+            // mode makes such a file fail every lookup): the first lookup warns about the
+            // environment's file, no later one does, and the first to reach badmod warns.
+            if puppet == PuppetVersion::V7 {
+                assert!(want[0].contains("extra.yaml"), "{want:?}");
+                assert!(
+                    want[1..].iter().all(|w| !w.contains("extra.yaml")),
+                    "{want:?}"
+                );
+                let bad = order.iter().position(|&i| (5..=6).contains(&i)).unwrap();
+                assert!(want[bad].contains("badmod"), "{want:?}");
+            }
+            let got = sequence(&shared, cert, order);
+            assert_eq!(got, want, "{puppet:?} {cert} {order:?}");
+        }
+    }
+}

@@ -349,6 +349,21 @@ impl State {
             && self.lopts_defaults_warned.borrow().is_empty()
     }
 
+    /// Whether this state has done all of the once-per-compile work of its global and
+    /// environment layers (created their providers, configurations and levels, and assembled
+    /// their lookup_options, which reads every data file of theirs), and no assembly of a
+    /// module's part of lookup_options or of a module's default_hierarchy warned or failed.
+    /// A lookup made in such a state logs none of the global and environment layers'
+    /// once-per-compile warnings (a file that is not a Hash, a deprecated
+    /// `environment_data_provider`), whichever lookups came before: two such sessions with
+    /// the same data and answers give the same outcome (`Session::lookup`, the settled pool).
+    pub(crate) fn settled(&self) -> bool {
+        self.layers_created()
+            && self.env_lookup_options.borrow().is_some()
+            && !self.module_lopts_warned.get()
+            && self.lopts_defaults_warned.borrow().is_empty()
+    }
+
     /// Takes `a` as this (new) state's assembled lookup_options, with their dependencies.
     pub(crate) fn adopt_options(&self, a: &AssembledOptions) {
         self.lookup_options
@@ -387,6 +402,11 @@ pub(crate) struct State {
     lopts_warned: RefCell<crate::engine::vfs::FastSet<Option<String>>>,
     /// The modules whose default_hierarchy lookup_options logged a warning.
     lopts_defaults_warned: RefCell<crate::engine::vfs::FastSet<String>>,
+    /// What the global and environment part of lookup_options logged when assembled.
+    env_lopts_warnings: RefCell<Vec<String>>,
+    /// Whether a module's part of lookup_options logged more than the global and environment
+    /// part, or failed ([`State::settled`]).
+    module_lopts_warned: std::cell::Cell<bool>,
     env: RefCell<Option<Option<Rc<LayerProvider>>>>,
     modules: RefCell<HashMap<String, Option<Rc<LayerProvider>>>>,
 }
@@ -1562,6 +1582,7 @@ impl<'a> Cx<'a> {
             source_ids: std::sync::OnceLock::new(),
             defined: std::sync::OnceLock::new(),
             content_hash: std::sync::OnceLock::new(),
+            answer_hash: std::sync::OnceLock::new(),
             no_options: options.is_empty(),
             options_hash,
             locations,
@@ -2183,6 +2204,15 @@ impl<'a> Cx<'a> {
                 });
                 self.st.lopts_reads.borrow_mut().extend(reads);
                 self.st.lopts_keys.borrow_mut().extend(keys);
+                // A module's part warned (or the assembly failed): beyond what the global and
+                // environment part logged, which a session logs once whatever it looks up
+                // (`State::settled`).
+                if module.is_some() {
+                    let env_part = self.st.env_lopts_warnings.borrow();
+                    if o.is_err() || warnings.iter().any(|w| !env_part.contains(w)) {
+                        self.st.module_lopts_warned.set(true);
+                    }
+                }
                 if self.note_assembly(&warnings, o.is_err()) {
                     self.st.lopts_warned.borrow_mut().insert(module.clone());
                 }
@@ -2280,6 +2310,10 @@ impl<'a> Cx<'a> {
             })
         });
         // Every module's entry includes this part: its warnings keep all of them home.
+        self.st
+            .env_lopts_warnings
+            .borrow_mut()
+            .extend(warnings.iter().cloned());
         if self.note_assembly(&warnings, merged.is_err()) {
             self.st.lopts_eventful.set(true);
         }
@@ -3048,6 +3082,8 @@ pub struct ResolvedLevel {
     /// [`ResolvedLevel::content_hash`], kept: every node's hierarchy fingerprint hashes every
     /// level, and the level is shared by the nodes that resolve it alike.
     content_hash: std::sync::OnceLock<u64>,
+    /// [`ResolvedLevel::answer_hash`], kept as `content_hash` is.
+    answer_hash: std::sync::OnceLock<u64>,
 }
 
 impl std::ops::Deref for ResolvedLevel {
@@ -3087,6 +3123,34 @@ impl ResolvedLevel {
             let mut h = foldhash::fast::FixedState::default().build_hasher();
             self.hash_settings(&mut h);
             self.locations.hash(&mut h);
+            h.finish()
+        })
+    }
+
+    /// [`ResolvedLevel::content_hash`] without the locations that do not exist: what the
+    /// answer of a lookup that is not explained can depend on. A location that does not exist
+    /// is passed over by every data function (reference §2: `path not found` shows only in
+    /// the explanation), so two nodes whose hierarchies differ only in the node files they do
+    /// not have (`nodes/%{trusted.certname}.yaml`) answer alike (`Session::lookup`; tests/
+    /// engine_shared.rs, absent_locations_do_not_split_shared_answers). The index of each
+    /// existing location counts: it is not an answer, but keeps the hash as strict as the
+    /// levels' order is.
+    pub(crate) fn answer_hash(&self) -> u64 {
+        *self.answer_hash.get_or_init(|| {
+            use std::hash::BuildHasher as _;
+            use std::hash::{Hash as _, Hasher};
+            let mut h = foldhash::fast::FixedState::default().build_hasher();
+            self.hash_settings(&mut h);
+            match &self.locations {
+                None => h.write_u8(0),
+                Some(ls) => {
+                    h.write_u8(1);
+                    for (i, l) in ls.iter().enumerate().filter(|(_, l)| l.exists) {
+                        h.write_usize(i);
+                        l.hash(&mut h);
+                    }
+                }
+            }
             h.finish()
         })
     }

@@ -387,7 +387,6 @@ impl Engine {
     ) -> Session<'_> {
         debug_assert_eq!(fingerprint, hierarchy.fingerprint());
         let s = self.session(scope);
-        let _ = s.fingerprint.set(fingerprint);
         let _ = s.hierarchy.set(hierarchy);
         s
     }
@@ -578,7 +577,8 @@ pub struct Session<'e> {
     /// Outcomes of lookups made without explain: a session's scope and files do not change,
     /// so the same request gives the same answer (and the same warnings).
     results: std::cell::RefCell<vfs::FastMap<u64, Vec<(ResultKey, LookupOutcome)>>>,
-    /// The resolved hierarchy's fingerprint (computed on the first lookup).
+    /// The resolved hierarchy's answer fingerprint ([`ResolvedHierarchy::answer_fingerprint`],
+    /// computed on the first lookup), which files outcomes in the engine's shared cache.
     fingerprint: std::cell::OnceCell<u64>,
     /// The hierarchy resolved in a state of its own (for fingerprints and data signatures).
     hierarchy: std::cell::OnceCell<Arc<ResolvedHierarchy>>,
@@ -892,6 +892,29 @@ impl ResolvedHierarchy {
         })
     }
 
+    /// [`ResolvedHierarchy::fingerprint`] counting only the locations that exist
+    /// ([`ResolvedLevel::answer_hash`]): two scopes with the same answer fingerprint read the
+    /// same files with the same settings, and answer every lookup that is not explained alike
+    /// when they answer its scope reads alike. The module levels count as in the fingerprint.
+    pub fn answer_fingerprint(&self) -> u64 {
+        use std::hash::BuildHasher as _;
+        use std::hash::{Hash as _, Hasher};
+        let mut h = foldhash::fast::FixedState::default().build_hasher();
+        for l in self.levels.iter().take(self.module_start) {
+            h.write_u64(l.answer_hash());
+        }
+        h.write_u64(self.module_levels);
+        for (p, e) in &self.errors {
+            p.hash(&mut h);
+            e.message.hash(&mut h);
+        }
+        h.write_u64(self.sources);
+        self.configs.hash(&mut h);
+        h.write_u64(self.module_sources);
+        h.write_u64(self.module_configs);
+        h.finish()
+    }
+
     /// A fingerprint of what the hierarchy reads: two scopes with the same fingerprint see the
     /// same files (useful to deduplicate fact sets).
     pub fn fingerprint(&self) -> u64 {
@@ -1118,27 +1141,43 @@ impl Session<'_> {
         // the warnings Puppet logs then) happens when a lookup reaches it, as in Puppet.
         let fp = *self
             .fingerprint
-            .get_or_init(|| self.hierarchy().fingerprint());
-        let shared_key = (fp, h);
+            .get_or_init(|| self.hierarchy().answer_fingerprint());
         // Puppet logs some warnings once per compile, when a lookup first creates a layer's
         // provider and configuration and resolves its levels (a deprecated
-        // `environment_data_provider`, an undefined variable in a path): the hierarchy's
-        // warnings. Where there are any, an outcome depends on whether the session had created
-        // those layers before, which the shared caches do not know: until it has (its global
-        // and environment layers, when no module layer warns), a session neither takes other
-        // sessions' outcomes nor offers its own (tests/engine_shared.rs,
-        // first_lookup_warnings_follow_the_session_not_the_cache).
-        let shareable = {
-            let h = self.hierarchy();
-            h.warnings.is_empty() || (!h.module_warnings && self.state.layers_created())
+        // `environment_data_provider`, an undefined variable in a path: the hierarchy's
+        // warnings) and when it first reads a data file (one that is not a Hash), which the
+        // first assembly of lookup_options does for every file of its layers. An outcome
+        // carries the warnings its own lookup logged, so it depends on the session's history
+        // where there are any, which the shared caches do not know. Outcomes are shared in two
+        // pools, each between sessions whose history cannot matter (tests/engine_shared.rs,
+        // first_lookup_warnings_follow_the_session_not_the_cache and the tests after it):
+        // - quiet: every assembly of lookup_options so far was quiet, and the hierarchy has no
+        //   warnings or (none of them a module layer's) the session has created its global
+        //   and environment layers. Another session with the same data assembles as quietly,
+        //   whenever it does;
+        // - settled: the global and environment part of lookup_options warned, and the session
+        //   has done all of that part's once-per-compile work ([`lookup::State::settled`]: its
+        //   first lookup did), no module's part having warned. A session's first lookup, which
+        //   logs those warnings, is never in it: each session logs them at its own.
+        // A session in neither keeps its outcomes to itself (and probing would cost a data
+        // signature per cached list for nothing: no other session offers one it could take).
+        let pool = {
+            let hier = self.hierarchy();
+            if self.state.options_quiet() {
+                (hier.warnings.is_empty() || (!hier.module_warnings && self.state.layers_created()))
+                    .then_some(Pool::Quiet)
+            } else {
+                (!hier.module_warnings && self.state.settled()).then_some(Pool::Settled)
+            }
         };
-        if !shareable {
+        let Some(pool) = pool else {
             return self.keep_own(h, req, self.lookup_unshared(req));
-        }
+        };
+        let shared_key = (fp ^ pool.tag(), h);
         if let Some(o) = self.shared_hit(&shared_key, req) {
             return o;
         }
-        if let Some(o) = self.data_hit(h, req) {
+        if let Some(o) = self.data_hit(h, req, pool) {
             return o;
         }
         let rk = ResultKey {
@@ -1147,10 +1186,13 @@ impl Session<'_> {
             default: req.default.clone(),
         };
         let (o, Deps { keys, reads }) = self.lookup_with_deps(req);
-        // An assembly of lookup_options that warned (in this lookup or an earlier one) makes
-        // the warnings of this session's lookups depend on its history as well: kept for this
-        // session only. Quiet assemblies are quiet for every session with the same data.
-        if !self.state.options_quiet() {
+        // An assembly of lookup_options that warned in this lookup makes it depend on the
+        // session's history: kept for this session only.
+        let still = match pool {
+            Pool::Quiet => self.state.options_quiet(),
+            Pool::Settled => self.state.settled(),
+        };
+        if !still {
             return self.keep_own(h, req, o);
         }
         // The data signature of the keys read. A list of the same keys is usually kept already
@@ -1164,10 +1206,11 @@ impl Session<'_> {
                 .find(|l| *l.keys == keys)
                 .map(|l| l.keys.clone())
         });
-        let signature = match &kept {
-            Some(list) => self.signature_of(list),
-            None => self.data_signature(&keys),
-        };
+        let signature = pool.tag()
+            ^ match &kept {
+                Some(list) => self.signature_of(list),
+                None => self.data_signature(&keys),
+            };
         if let Ok(mut m) = self.engine.by_data.write() {
             let lists = m.entry(h).or_default();
             let slot = match lists.iter().position(|l| *l.keys == keys) {
@@ -1355,10 +1398,10 @@ impl Session<'_> {
 
     /// An outcome computed in a session whose data and scope answer the same for everything
     /// the lookup read ([`Session::data_signature`]).
-    fn data_hit(&self, h: u64, req: &LookupRequest) -> Option<LookupOutcome> {
+    fn data_hit(&self, h: u64, req: &LookupRequest, pool: Pool) -> Option<LookupOutcome> {
         let m = self.engine.by_data.read().ok()?;
         for list in m.get(&h)? {
-            let signature = self.signature_of(&list.keys);
+            let signature = pool.tag() ^ self.signature_of(&list.keys);
             let Some(variants) = list.by_signature.get(&signature) else {
                 continue;
             };
@@ -1419,6 +1462,23 @@ impl Session<'_> {
             explain: cx.ex.take(),
             warnings: cx.warnings.take(),
             provenance: cx.provenance.take().into(),
+        }
+    }
+}
+
+/// Which outcomes a session may take from, and offer to, other sessions (`Session::lookup`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Pool {
+    Quiet,
+    Settled,
+}
+
+impl Pool {
+    /// What the pool mixes into the keys it files outcomes by, so that the two never meet.
+    fn tag(self) -> u64 {
+        match self {
+            Pool::Quiet => 0,
+            Pool::Settled => 0x5e77_1ed0_9b1f_3c2d,
         }
     }
 }
