@@ -1101,3 +1101,31 @@ fn sessions_share_once_their_first_lookup_has_warned() {
         }
     }
 }
+
+/// A value an eyaml level read for an earlier lookup (one that dug into the key) is kept in
+/// the session's key cache; a later lookup of the key itself answered from there still says
+/// where the value is, as the first read does (found by the shared_sessions fuzz target: the
+/// shared engine, answering from another session, had the provenance and the fresh one not).
+#[test]
+fn eyaml_values_from_the_key_cache_keep_their_provenance() {
+    let dir = tempdir_named("engine_shared_eyaml_provenance");
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: secrets\n    lookup_key: eyaml_lookup_key\n    path: secrets.eyaml\n    options:\n      pkcs7_private_key: k.pem\n",
+    );
+    write(&dir, "data/secrets.eyaml", "---\na:\n  x: 1\n");
+    let e = engine(&dir, PuppetVersion::V7);
+    let s = e.session(Arc::new(scope("n1", "web")));
+    let dug = s.lookup(&LookupRequest::new("a.x"));
+    assert_eq!(dug.provenance.len(), 1, "{}", describe(&dug));
+    let whole = s.lookup(&LookupRequest::new("a"));
+    assert_eq!(whole.provenance.len(), 1, "{}", describe(&whole));
+    let p = &whole.provenance[0];
+    assert!(p.file.path.ends_with("data/secrets.eyaml"));
+    // The key's span: `a`, the first key of the file.
+    assert_eq!(
+        &p.file.text[p.key_span.start as usize..p.key_span.end as usize],
+        "a"
+    );
+}

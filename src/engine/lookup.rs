@@ -2073,11 +2073,20 @@ impl<'a> Cx<'a> {
             return Ok(None);
         }
         let slot = li.unwrap_or(usize::MAX);
+        let loc = self.location_of(dp, li);
         if let Some((v, deps)) = dp.key_cache.borrow().get(&(slot, key.to_string())) {
             self.replay_deps(deps);
+            // Where the value is, as when it was first read (an earlier lookup that dug into
+            // the key or interpolated it left it here): found by the shared_sessions fuzz
+            // target; tests/engine_shared.rs, eyaml_values_from_the_key_cache_keep_their_provenance.
+            if let Some(f) = loc
+                .filter(|l| !l.is_uri)
+                .and_then(|l| self.eng.files.load(&*self.eng.vfs, l.path(), Format::Yaml))
+            {
+                self.record_provenance(Some(&f), &Value::string(key));
+            }
             return Ok(Some(v.clone()));
         }
-        let loc = self.location_of(dp, li);
         let (v, deps) = self.tracking_deps(|| match dp.func {
             Func::Eyaml => self.eyaml_lookup_key(dp, slot, loc, key),
             _ => Ok(None),
