@@ -1129,3 +1129,45 @@ fn eyaml_values_from_the_key_cache_keep_their_provenance() {
         "a"
     );
 }
+
+/// A glob of the environment that reads a module's data file (one that is not a Hash) logs
+/// the same words as the module's own layer does when its lookup_options are assembled: the
+/// session must still tell that its module's part warned (and keep its outcomes), whatever
+/// the words (found by the shared_sessions fuzz target: a node whose lookup of `m::k` came
+/// after its first lookup of module data took another node's outcome with the warning).
+#[test]
+fn a_module_file_read_by_an_environment_glob_still_warns_for_the_module() {
+    let dir = tempdir_named("engine_shared_module_via_glob");
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\ndefaults:\n  datadir: \".\"\n  data_hash: yaml_data\nhierarchy:\n  - name: deep\n    globs: [\"*/*/*/*\"]\n  - name: common\n    path: common.yaml\n",
+    );
+    write(&dir, "common.yaml", "---\na: 1\nb: 2\n");
+    write(&dir, "modules/m/hiera.yaml", COMMON_ONLY);
+    write(&dir, "modules/m/data/common.yaml", "- not\n- a hash\n");
+    let keys = ["a", "m::k", "b", "m::j"];
+    let sequence = |e: &Engine, cert: &str, order: &[usize]| -> Vec<String> {
+        let s = e.session(Arc::new(scope(cert, "web")));
+        order
+            .iter()
+            .map(|&i| describe(&s.lookup(&LookupRequest::new(keys[i]))))
+            .collect()
+    };
+    let runs: [(&str, &[usize]); 4] = [
+        ("n1", &[1, 3, 0, 2]),
+        ("n2", &[0, 3, 1, 2]),
+        ("n3", &[3, 1, 2, 0]),
+        ("n4", &[0, 1, 2, 3]),
+    ];
+    let shared = engine(&dir, PuppetVersion::V7);
+    for (cert, order) in runs {
+        let want = sequence(&engine(&dir, PuppetVersion::V7), cert, order);
+        // The first lookup warns (the environment's glob read the file) and so does the first
+        // to reach module m, when that is not the first.
+        assert!(want[0].contains("valid yaml hash"), "{want:?}");
+        let first_m = order.iter().position(|&i| i % 2 == 1).unwrap();
+        assert!(want[first_m].contains("valid yaml hash"), "{want:?}");
+        assert_eq!(sequence(&shared, cert, order), want, "{cert} {order:?}");
+    }
+}

@@ -402,10 +402,8 @@ pub(crate) struct State {
     lopts_warned: RefCell<crate::engine::vfs::FastSet<Option<String>>>,
     /// The modules whose default_hierarchy lookup_options logged a warning.
     lopts_defaults_warned: RefCell<crate::engine::vfs::FastSet<String>>,
-    /// What the global and environment part of lookup_options logged when assembled.
-    env_lopts_warnings: RefCell<Vec<String>>,
-    /// Whether a module's part of lookup_options logged more than the global and environment
-    /// part, or failed ([`State::settled`]).
+    /// Whether looking a module's part of lookup_options up logged a warning, or an assembly
+    /// of a module's entry failed ([`State::settled`]).
     module_lopts_warned: std::cell::Cell<bool>,
     env: RefCell<Option<Option<Rc<LayerProvider>>>>,
     modules: RefCell<HashMap<String, Option<Rc<LayerProvider>>>>,
@@ -2213,14 +2211,10 @@ impl<'a> Cx<'a> {
                 });
                 self.st.lopts_reads.borrow_mut().extend(reads);
                 self.st.lopts_keys.borrow_mut().extend(keys);
-                // A module's part warned (or the assembly failed): beyond what the global and
-                // environment part logged, which a session logs once whatever it looks up
-                // (`State::settled`).
-                if module.is_some() {
-                    let env_part = self.st.env_lopts_warnings.borrow();
-                    if o.is_err() || warnings.iter().any(|w| !env_part.contains(w)) {
-                        self.st.module_lopts_warned.set(true);
-                    }
+                // A failed assembly of a module's entry (`State::settled`; what its module part
+                // logs is noted where it is looked up, `retrieve_lookup_options`).
+                if module.is_some() && o.is_err() {
+                    self.st.module_lopts_warned.set(true);
                 }
                 if self.note_assembly(&warnings, o.is_err()) {
                     self.st.lopts_warned.borrow_mut().insert(module.clone());
@@ -2253,7 +2247,20 @@ impl<'a> Cx<'a> {
                             self.st.lookup_options.borrow_mut().insert(None, c);
                         }
                         let lo = LookupKey::lookup_options();
-                        if let Some(found) = self.lookup_in_module(&lo, &hash)? {
+                        // What the module's part logs, told apart from the global and
+                        // environment part's by where it is logged, not by its text: a glob of
+                        // the environment can read a module's data file too, and logs the
+                        // same words (found by the shared_sessions fuzz target; tests/
+                        // engine_shared.rs, sessions_share_once_their_first_lookup_has_warned).
+                        let (found, logged) =
+                            self.capturing_warnings(|| self.lookup_in_module(&lo, &hash));
+                        if found.is_err() || !logged.is_empty() {
+                            self.st.module_lopts_warned.set(true);
+                        }
+                        for w in logged {
+                            self.warn(w);
+                        }
+                        if let Some(found) = found? {
                             let module_opts = validate_lookup_options(Some(found), Some(m))?;
                             opts = match (opts, module_opts) {
                                 (None, mo) => mo,
@@ -2319,10 +2326,6 @@ impl<'a> Cx<'a> {
             })
         });
         // Every module's entry includes this part: its warnings keep all of them home.
-        self.st
-            .env_lopts_warnings
-            .borrow_mut()
-            .extend(warnings.iter().cloned());
         if self.note_assembly(&warnings, merged.is_err()) {
             self.st.lopts_eventful.set(true);
         }
