@@ -1171,3 +1171,46 @@ fn a_module_file_read_by_an_environment_glob_still_warns_for_the_module() {
         assert_eq!(sequence(&shared, cert, order), want, "{cert} {order:?}");
     }
 }
+
+/// hiera-eyaml keeps each value it decrypted and interpolated for the rest of the compile, so
+/// an undefined variable in it is logged (Puppet 7) by the first lookup that reads the key
+/// only: a lookup of `a.b` and then of `a` logs it once. Another session, in another order,
+/// must log it where a fresh engine does (found by the shared_sessions fuzz target).
+#[test]
+fn eyaml_warnings_logged_once_keep_the_session_home() {
+    let dir = tempdir_named("engine_shared_eyaml_once");
+    write(
+        &dir,
+        "hiera.yaml",
+        "---\nversion: 5\nhierarchy:\n  - name: secrets\n    lookup_key: eyaml_lookup_key\n    path: secrets.eyaml\n    options:\n      pkcs7_private_key: k.pem\n",
+    );
+    write(
+        &dir,
+        "data/secrets.eyaml",
+        "---\na:\n  b: \"%{nowhere}\"\nc: \"%{nowhere}\"\n",
+    );
+    let keys = ["a.b", "a", "c"];
+    let sequence = |e: &Engine, cert: &str, order: &[usize]| -> Vec<String> {
+        let s = e.session(Arc::new(scope(cert, "web")));
+        order
+            .iter()
+            .map(|&i| describe(&s.lookup(&LookupRequest::new(keys[i]))))
+            .collect()
+    };
+    let runs: [(&str, &[usize]); 4] = [
+        ("n1", &[1, 0, 2]),
+        ("n2", &[0, 1, 2]),
+        ("n3", &[2, 1, 0]),
+        ("n4", &[0, 2, 1]),
+    ];
+    let shared = engine(&dir, PuppetVersion::V7);
+    for (cert, order) in runs {
+        let want = sequence(&engine(&dir, PuppetVersion::V7), cert, order);
+        let a_first = order.iter().position(|&i| i < 2).unwrap();
+        for (j, w) in want.iter().enumerate() {
+            let warns = j == a_first || order[j] == 2;
+            assert_eq!(w.contains("nowhere"), warns, "{j}: {want:?}");
+        }
+        assert_eq!(sequence(&shared, cert, order), want, "{cert} {order:?}");
+    }
+}

@@ -342,9 +342,11 @@ impl State {
 
     /// Whether every assembly of lookup_options this state made logged nothing and did not
     /// fail: another session with the same data and answers assembles as quietly, whenever it
-    /// does, so an outcome computed here carries no warning of an assembly that session makes.
+    /// does, so an outcome computed here carries no warning of an assembly that session makes;
+    /// and no value an eyaml level keeps logged a warning when first read.
     pub(crate) fn options_quiet(&self) -> bool {
-        !self.lopts_eventful.get()
+        !self.key_cache_warned.get()
+            && !self.lopts_eventful.get()
             && self.lopts_warned.borrow().is_empty()
             && self.lopts_defaults_warned.borrow().is_empty()
     }
@@ -358,7 +360,8 @@ impl State {
     /// `environment_data_provider`), whichever lookups came before: two such sessions with
     /// the same data and answers give the same outcome (`Session::lookup`, the settled pool).
     pub(crate) fn settled(&self) -> bool {
-        self.layers_created()
+        !self.key_cache_warned.get()
+            && self.layers_created()
             && self.env_lookup_options.borrow().is_some()
             && !self.module_lopts_warned.get()
             && self.lopts_defaults_warned.borrow().is_empty()
@@ -402,6 +405,10 @@ pub(crate) struct State {
     lopts_warned: RefCell<crate::engine::vfs::FastSet<Option<String>>>,
     /// The modules whose default_hierarchy lookup_options logged a warning.
     lopts_defaults_warned: RefCell<crate::engine::vfs::FastSet<String>>,
+    /// Whether a value an eyaml level keeps for later lookups logged a warning when it was
+    /// first read: those lookups log nothing, so the session's outcomes depend on its history
+    /// and are kept to itself ([`State::options_quiet`], [`State::settled`]).
+    pub key_cache_warned: std::cell::Cell<bool>,
     /// Whether looking a module's part of lookup_options up logged a warning, or an assembly
     /// of a module's entry failed ([`State::settled`]).
     module_lopts_warned: std::cell::Cell<bool>,
@@ -2085,10 +2092,23 @@ impl<'a> Cx<'a> {
             }
             return Ok(Some(v.clone()));
         }
-        let (v, deps) = self.tracking_deps(|| match dp.func {
-            Func::Eyaml => self.eyaml_lookup_key(dp, slot, loc, key),
-            _ => Ok(None),
+        let ((v, deps), logged) = self.capturing_warnings(|| {
+            self.tracking_deps(|| match dp.func {
+                Func::Eyaml => self.eyaml_lookup_key(dp, slot, loc, key),
+                _ => Ok(None),
+            })
         });
+        // hiera-eyaml caches the value it decrypted and interpolated (`context.cache`), so
+        // what interpolating it logged (an undefined variable under Puppet 7) is logged once
+        // per compile: the session's later lookups of the key depend on its history
+        // (`State::key_cache_warned`; found by the shared_sessions fuzz target, tests/
+        // engine_shared.rs, eyaml_warnings_logged_once_keep_the_session_home).
+        if !logged.is_empty() && v.as_ref().is_ok_and(Option::is_some) {
+            self.st.key_cache_warned.set(true);
+        }
+        for w in logged {
+            self.warn(w);
+        }
         let v = v?;
         let Some(v) = v else {
             self.report_not_found(key);
