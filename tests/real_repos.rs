@@ -85,3 +85,82 @@ fn real_repos_agree_with_puppet() {
         failures.len()
     );
 }
+
+/// The engine's caches shared between sessions are invisible on the real repositories too:
+/// each fact set looks every key up in one session (its own order: forward for even fact
+/// sets, backward for odd ones, so that sessions with other histories meet in the shared
+/// pools), through one engine per repository and through a fresh engine per fact set, and
+/// every outcome agrees: value or error, warnings in order, provenance. Two of the eight
+/// repositories warn once per compile (a hiera.yaml of version 3, undefined variables in
+/// paths, data files that are not a Hash), which is what the pools of `Session::lookup` are
+/// about; the fuzz target `shared_sessions` does the same on generated environments.
+#[test]
+fn real_repos_answer_alike_through_a_shared_engine() {
+    let real = root().join("real");
+    let describe = |o: &hieralint::engine::LookupOutcome| -> String {
+        let files: Vec<String> = o
+            .provenance
+            .iter()
+            .map(|p| format!("{}:{}", p.file.path.display(), p.key_span.start))
+            .collect();
+        format!("{:?} | {:?} | {:?}", o.result, o.warnings, files)
+    };
+    let mut compared = 0;
+    let mut warned = 0;
+    for repo in common::real_repos(&real) {
+        let env_dir = repo.join("env");
+        let engine_for = || {
+            Engine::on_disk(
+                EnvironmentSpec::standalone(&env_dir, "production"),
+                EngineOptions::for_puppet(PuppetVersion::V7),
+            )
+        };
+        let shared = engine_for();
+        let overlay = common::read_json(&repo.join("overlay.json"));
+        let lookups = common::read_jsonl(&repo.join("lookups.jsonl"));
+        let mut sets: Vec<PathBuf> = std::fs::read_dir(repo.join("expected"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        sets.sort();
+        for (i, exp_file) in sets.iter().enumerate() {
+            let set = exp_file.file_stem().unwrap().to_str().unwrap().to_string();
+            let facts = common::real_facts(&root().join("facts/facterdb-4.5"), &overlay, &set);
+            let scope = Arc::new(common::scope_from_json(&facts));
+            let mut order: Vec<&serde_json::Value> = lookups.iter().collect();
+            if i % 2 == 1 {
+                order.reverse();
+            }
+            let run = |e: &Engine| -> Vec<String> {
+                let s = e.session(scope.clone());
+                order
+                    .iter()
+                    .map(|spec| {
+                        let key = spec["key"].as_str().unwrap_or("");
+                        let req =
+                            LookupRequest::new(key).merge(spec.get("merge").map(Value::from_json));
+                        describe(&s.lookup(&req))
+                    })
+                    .collect()
+            };
+            let want = run(&engine_for());
+            let got = run(&shared);
+            for ((w, g), spec) in want.iter().zip(&got).zip(&order) {
+                assert_eq!(
+                    g,
+                    w,
+                    "{} on {set}: {spec} through a shared engine",
+                    repo.file_name().unwrap().to_string_lossy()
+                );
+                compared += 1;
+                if !w.contains("| [] |") {
+                    warned += 1;
+                }
+            }
+        }
+    }
+    println!("{compared} outcomes compared, {warned} with warnings");
+    // The repositories do exercise once-per-compile warnings.
+    assert!(warned > 0);
+}
