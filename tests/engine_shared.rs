@@ -1131,12 +1131,17 @@ fn eyaml_values_from_the_key_cache_keep_their_provenance() {
 }
 
 /// A glob of the environment that reads a module's data file (one that is not a Hash) logs
-/// the same words as the module's own layer does when its lookup_options are assembled: the
-/// session must still tell that its module's part warned (and keep its outcomes), whatever
-/// the words (found by the shared_sessions fuzz target: a node whose lookup of `m::k` came
-/// after its first lookup of module data took another node's outcome with the warning).
+/// the warning when the first lookup assembles the environment's lookup_options; the module's
+/// own layer reads the same file at its first key and logs nothing, since Puppet keeps each
+/// file's data by path for the compile (`cached_file_data`). Recorded with Puppet 7.23's batch
+/// oracle, all lookups in one compile (`ORACLE_WARNINGS_FILE=w.jsonl ruby
+/// /work/shared/oracle/lookup-batch.rb CODEDIR production facts.json keys` on
+/// fixtures/conformance/yaml/env-glob-reads-module-non-hash-file/env with the keys a, m::k, b,
+/// m::j, a): one warning, at the first `a`. Every session, in any order, logs what a fresh engine logs
+/// through a shared engine too (the shared_sessions fuzz target found a node taking another's
+/// outcome here).
 #[test]
-fn a_module_file_read_by_an_environment_glob_still_warns_for_the_module() {
+fn a_module_file_read_by_an_environment_glob_warns_once_per_compile() {
     let dir = tempdir_named("engine_shared_module_via_glob");
     write(
         &dir,
@@ -1154,6 +1159,15 @@ fn a_module_file_read_by_an_environment_glob_still_warns_for_the_module() {
             .map(|&i| describe(&s.lookup(&LookupRequest::new(keys[i]))))
             .collect()
     };
+    // Puppet's recorded sequence, but for its last lookup (`a` again, which Puppet logs
+    // nothing for): a session answers a request it has answered before from its own cache,
+    // warnings and all (a known gap, docs/fidelity.md).
+    let recorded = sequence(&engine(&dir, PuppetVersion::V7), "n0", &[0, 1, 2, 3]);
+    let warned: Vec<bool> = recorded
+        .iter()
+        .map(|w| w.contains("valid yaml hash"))
+        .collect();
+    assert_eq!(warned, [true, false, false, false], "{recorded:?}");
     let runs: [(&str, &[usize]); 4] = [
         ("n1", &[1, 3, 0, 2]),
         ("n2", &[0, 3, 1, 2]),
@@ -1163,19 +1177,15 @@ fn a_module_file_read_by_an_environment_glob_still_warns_for_the_module() {
     let shared = engine(&dir, PuppetVersion::V7);
     for (cert, order) in runs {
         let want = sequence(&engine(&dir, PuppetVersion::V7), cert, order);
-        // The first lookup warns (the environment's glob read the file) and so does the first
-        // to reach module m, when that is not the first.
         assert!(want[0].contains("valid yaml hash"), "{want:?}");
-        let first_m = order.iter().position(|&i| i % 2 == 1).unwrap();
-        assert!(want[first_m].contains("valid yaml hash"), "{want:?}");
+        assert!(
+            want[1..].iter().all(|w| !w.contains("valid yaml hash")),
+            "{want:?}"
+        );
         assert_eq!(sequence(&shared, cert, order), want, "{cert} {order:?}");
     }
 }
 
-/// hiera-eyaml keeps each value it decrypted and interpolated for the rest of the compile, so
-/// an undefined variable in it is logged (Puppet 7) by the first lookup that reads the key
-/// only: a lookup of `a.b` and then of `a` logs it once. Another session, in another order,
-/// must log it where a fresh engine does (found by the shared_sessions fuzz target).
 #[test]
 fn eyaml_warnings_logged_once_keep_the_session_home() {
     let dir = tempdir_named("engine_shared_eyaml_once");

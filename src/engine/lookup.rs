@@ -8,7 +8,7 @@
 
 use crate::engine::vfs::FastMap as HashMap;
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -405,6 +405,8 @@ pub(crate) struct State {
     lopts_warned: RefCell<crate::engine::vfs::FastSet<Option<String>>>,
     /// The modules whose default_hierarchy lookup_options logged a warning.
     lopts_defaults_warned: RefCell<crate::engine::vfs::FastSet<String>>,
+    /// The YAML data files this compile has read ([`Cx::first_read_warnings`]).
+    files_read: RefCell<crate::engine::vfs::FastSet<PathBuf>>,
     /// Whether a value an eyaml level keeps for later lookups logged a warning when it was
     /// first read: those lookups log nothing, so the session's outcomes depend on its history
     /// and are kept to itself ([`State::options_quiet`], [`State::settled`]).
@@ -2019,6 +2021,28 @@ impl<'a> Cx<'a> {
         Ok(Value::hash(h2))
     }
 
+    /// Logs what reading the YAML file at `path` logged (a document that is not a Hash), the
+    /// first time this compile reads it: Puppet's `yaml_data` and hiera-eyaml read through
+    /// `cached_file_data`, which keeps each file's result by path for the environment, so a
+    /// second level or layer naming the same file (an environment glob that reaches a
+    /// module's data, then that module's own layer) logs nothing. Recorded with Puppet's own
+    /// batch oracle, one compile: tests/engine_shared.rs,
+    /// a_module_file_read_by_an_environment_glob_warns_once_per_compile. A read that
+    /// fails is not kept (Puppet raises out of the cached block): its next read fails again.
+    fn first_read_warnings(&self, path: &Path, ok: bool, warnings: Vec<String>) {
+        if !ok {
+            for m in warnings {
+                self.warn(m);
+            }
+            return;
+        }
+        if self.st.files_read.borrow_mut().insert(path.to_path_buf()) {
+            for m in warnings {
+                self.warn(m);
+            }
+        }
+    }
+
     fn builtin_options_ok(&self, dp: &EntryProvider, loc: Option<&LevelLocation>) -> R<PathBuf> {
         let opts = dp.options_for(loc);
         let path = match (loc, opts.len()) {
@@ -2052,9 +2076,7 @@ impl<'a> Cx<'a> {
             Format::Yaml => {
                 let mut w = Vec::new();
                 let r = data::yaml_hash(&file, &path, self.strict() == Strict::Error, &mut w);
-                for m in w {
-                    self.warn(m);
-                }
+                self.first_read_warnings(&path, r.is_ok(), w);
                 r?
             }
             _ => {
@@ -2154,9 +2176,7 @@ impl<'a> Cx<'a> {
                 };
                 let mut w = Vec::new();
                 let r = data::yaml_hash(&file, &path, self.strict() == Strict::Error, &mut w);
-                for m in w {
-                    self.warn(m);
-                }
+                self.first_read_warnings(&path, r.is_ok(), w);
                 let r = r?;
                 dp.raw_cache.borrow_mut().insert(slot, r.clone());
                 r

@@ -170,6 +170,29 @@ case('yaml/env-non-hash-file', {
 }, [L('k'), L('k', 'unique'), L('missing')],
   readme='a list document and an empty file in the environment layer under both strict modes (reference §6.1, §11).')
 
+# A glob of the environment that reads a module's data file that is not a Hash: the warning is
+# logged when the environment's lookup_options are first assembled, and the module's own layer
+# reads the same file when a key of the module is first looked up. Each line here is recorded in
+# a compile of its own (every one warns); in one compile Puppet warns once, at the first read
+# (tests/engine_shared.rs, a_module_file_read_by_an_environment_glob_warns_once_per_compile,
+# recorded with the batch oracle).
+case('yaml/env-glob-reads-module-non-hash-file', {
+    'hiera.yaml': """version: 5
+defaults:
+  datadir: "."
+  data_hash: yaml_data
+hierarchy:
+  - name: "deep"
+    globs: ["*/*/*/*"]
+  - name: "common"
+    path: "common.yaml"
+""",
+    'common.yaml': "---\na: 1\nb: 2\n",
+    'modules/m/hiera.yaml': MOD_H,
+    'modules/m/data/common.yaml': "- not\n- a hash\n",
+}, [L('a'), L('m::k'), L('b'), L('m::j'), L('a')],
+  readme='an environment glob reads a module data file that is not a Hash; the module layer reads it again at its first key (reference §6.1).')
+
 # ---------------------------------------------------------------- JSON
 JH = """version: 5
 defaults: {datadir: data, data_hash: json_data}
