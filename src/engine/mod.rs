@@ -1132,9 +1132,16 @@ impl Session<'_> {
             return self.lookup_unshared(req);
         }
         let h = request_hash(req);
+        // A request this session has answered before: the same answer, and no warning, as
+        // Puppet logs none when a compile looks the same key up again (everything it logs in
+        // a lookup is logged once per compile: files by path, layers, `warn_once` for
+        // undefined variables; recorded with the batch oracle, tests/engine_shared.rs,
+        // a_module_file_read_by_an_environment_glob_warns_once_per_compile).
         if let Some(v) = self.results.borrow().get(&h) {
             if let Some((_, o)) = v.iter().find(|(k, _)| k.matches(req)) {
-                return o.clone();
+                let mut o = o.clone();
+                o.warnings.clear();
+                return o;
             }
         }
         // Resolved in a state of its own, so that the session's first use of each layer (and
@@ -1174,11 +1181,18 @@ impl Session<'_> {
             return self.keep_own(h, req, self.lookup_unshared(req));
         };
         let shared_key = (fp ^ pool.tag(), h);
+        // An answer from the pools is kept in the session's own cache when it carries
+        // warnings, so that asking again gives it without them (above); one without warnings
+        // comes the same from the pools again.
+        let keep = |o: LookupOutcome| match o.warnings.is_empty() {
+            true => o,
+            false => self.keep_own(h, req, o),
+        };
         if let Some(o) = self.shared_hit(&shared_key, req) {
-            return o;
+            return keep(o);
         }
         if let Some(o) = self.data_hit(h, req, pool) {
-            return o;
+            return keep(o);
         }
         let rk = ResultKey {
             keys: req.keys.clone(),
