@@ -17,6 +17,17 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
+/// A repository's recorded answer files, one per fact set, in name order.
+fn recorded_sets(repo: &Path) -> Vec<PathBuf> {
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(repo.join("expected"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    sets.sort();
+    sets
+}
+
 #[test]
 fn real_repos_agree_with_puppet() {
     let real = root().join("real");
@@ -33,12 +44,7 @@ fn real_repos_agree_with_puppet() {
         );
         let overlay = common::read_json(&repo.join("overlay.json"));
         let lookups = common::read_jsonl(&repo.join("lookups.jsonl"));
-        let mut sets: Vec<PathBuf> = std::fs::read_dir(repo.join("expected"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        sets.sort();
+        let sets = recorded_sets(repo);
         let mut pairs = 0;
         for exp_file in &sets {
             let set = exp_file.file_stem().unwrap().to_str().unwrap().to_string();
@@ -118,12 +124,7 @@ fn real_repos_answer_alike_through_a_shared_engine() {
         let shared = engine_for();
         let overlay = common::read_json(&repo.join("overlay.json"));
         let lookups = common::read_jsonl(&repo.join("lookups.jsonl"));
-        let mut sets: Vec<PathBuf> = std::fs::read_dir(repo.join("expected"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        sets.sort();
+        let sets = recorded_sets(&repo);
         for (i, exp_file) in sets.iter().enumerate() {
             let set = exp_file.file_stem().unwrap().to_str().unwrap().to_string();
             let facts = common::real_facts(&root().join("facts/facterdb-4.5"), &overlay, &set);

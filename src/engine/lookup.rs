@@ -405,8 +405,9 @@ pub(crate) struct State {
     lopts_warned: RefCell<crate::engine::vfs::FastSet<Option<String>>>,
     /// The modules whose default_hierarchy lookup_options logged a warning.
     lopts_defaults_warned: RefCell<crate::engine::vfs::FastSet<String>>,
-    /// The YAML data files this compile has read ([`Cx::first_read_warnings`]).
-    files_read: RefCell<crate::engine::vfs::FastSet<PathBuf>>,
+    /// The YAML data files whose first read this compile logged a warning
+    /// ([`Cx::first_read_warnings`]).
+    files_warned: RefCell<crate::engine::vfs::FastSet<PathBuf>>,
     /// Whether a value an eyaml level keeps for later lookups logged a warning when it was
     /// first read: those lookups log nothing, so the session's outcomes depend on its history
     /// and are kept to itself ([`State::options_quiet`], [`State::settled`]).
@@ -1589,7 +1590,6 @@ impl<'a> Cx<'a> {
             source_ids: std::sync::OnceLock::new(),
             defined: std::sync::OnceLock::new(),
             content_hash: std::sync::OnceLock::new(),
-            answer_hash: std::sync::OnceLock::new(),
             no_options: options.is_empty(),
             options_hash,
             locations,
@@ -2029,17 +2029,15 @@ impl<'a> Cx<'a> {
     /// batch oracle, one compile: tests/engine_shared.rs,
     /// a_module_file_read_by_an_environment_glob_warns_once_per_compile. A read that
     /// fails is not kept (Puppet raises out of the cached block): its next read fails again.
+    /// Only files that warned are remembered: a Hash logs nothing however often it is read.
     fn first_read_warnings(&self, path: &Path, ok: bool, warnings: Vec<String>) {
-        if !ok {
-            for m in warnings {
-                self.warn(m);
-            }
+        if warnings.is_empty()
+            || (ok && !self.st.files_warned.borrow_mut().insert(path.to_path_buf()))
+        {
             return;
         }
-        if self.st.files_read.borrow_mut().insert(path.to_path_buf()) {
-            for m in warnings {
-                self.warn(m);
-            }
+        for m in warnings {
+            self.warn(m);
         }
     }
 
@@ -2288,10 +2286,8 @@ impl<'a> Cx<'a> {
                         }
                         let lo = LookupKey::lookup_options();
                         // What the module's part logs, told apart from the global and
-                        // environment part's by where it is logged, not by its text: a glob of
-                        // the environment can read a module's data file too, and logs the
-                        // same words (found by the shared_sessions fuzz target; tests/
-                        // engine_shared.rs, sessions_share_once_their_first_lookup_has_warned).
+                        // environment part's by where it is logged (`State::settled`;
+                        // tests/engine_shared.rs, sessions_share_once_their_first_lookup_has_warned).
                         let (found, logged) =
                             self.capturing_warnings(|| self.lookup_in_module(&lo, &hash));
                         if found.is_err() || !logged.is_empty() {
@@ -3134,8 +3130,6 @@ pub struct ResolvedLevel {
     /// [`ResolvedLevel::content_hash`], kept: every node's hierarchy fingerprint hashes every
     /// level, and the level is shared by the nodes that resolve it alike.
     content_hash: std::sync::OnceLock<u64>,
-    /// [`ResolvedLevel::answer_hash`], kept as `content_hash` is.
-    answer_hash: std::sync::OnceLock<u64>,
 }
 
 impl std::ops::Deref for ResolvedLevel {
@@ -3175,34 +3169,6 @@ impl ResolvedLevel {
             let mut h = foldhash::fast::FixedState::default().build_hasher();
             self.hash_settings(&mut h);
             self.locations.hash(&mut h);
-            h.finish()
-        })
-    }
-
-    /// [`ResolvedLevel::content_hash`] without the locations that do not exist: what the
-    /// answer of a lookup that is not explained can depend on. A location that does not exist
-    /// is passed over by every data function (reference §2: `path not found` shows only in
-    /// the explanation), so two nodes whose hierarchies differ only in the node files they do
-    /// not have (`nodes/%{trusted.certname}.yaml`) answer alike (`Session::lookup`; tests/
-    /// engine_shared.rs, absent_locations_do_not_split_shared_answers). The index of each
-    /// existing location counts: it is not an answer, but keeps the hash as strict as the
-    /// levels' order is.
-    pub(crate) fn answer_hash(&self) -> u64 {
-        *self.answer_hash.get_or_init(|| {
-            use std::hash::BuildHasher as _;
-            use std::hash::{Hash as _, Hasher};
-            let mut h = foldhash::fast::FixedState::default().build_hasher();
-            self.hash_settings(&mut h);
-            match &self.locations {
-                None => h.write_u8(0),
-                Some(ls) => {
-                    h.write_u8(1);
-                    for (i, l) in ls.iter().enumerate().filter(|(_, l)| l.exists) {
-                        h.write_usize(i);
-                        l.hash(&mut h);
-                    }
-                }
-            }
             h.finish()
         })
     }
@@ -3481,29 +3447,20 @@ impl Cx<'_> {
             .block(self.scope)
             .filter(|b| b.layers.len() == modules.len());
         if let Some(b) = &block {
-            self.note_module_warnings(&b.provider_warnings);
-            for w in &b.provider_warnings {
-                self.warn(w.clone());
-            }
+            self.warn_module(&b.provider_warnings);
             layers.push(Layer::Block(b.clone()));
         } else {
             let mut hits: Vec<Arc<super::levels::CachedLayer>> = Vec::new();
             self.eng.layers.with(self.scope, |cached| {
                 for (name, _) in modules.iter() {
                     if let Some(c) = cached(name) {
-                        self.note_module_warnings(&c.provider_warnings);
-                        for w in &c.provider_warnings {
-                            self.warn(w.clone());
-                        }
+                        self.warn_module(&c.provider_warnings);
                         hits.push(c.clone());
                         layers.push(Layer::Hit(c));
                         continue;
                     }
                     let (p, warnings) = self.capturing_warnings(|| self.module_provider(name));
-                    self.note_module_warnings(&warnings);
-                    for w in &warnings {
-                        self.warn(w.clone());
-                    }
+                    self.warn_module(&warnings);
                     layers.push(Layer::Miss(Place::Module(name.clone()), p, warnings));
                 }
             });
@@ -3557,10 +3514,7 @@ impl Cx<'_> {
                         // Each layer fits too (the block's count is their sum): what taking
                         // them one by one as `Hit`s does, without touching each (250 modules
                         // for each of 12,000 nodes at 15k files).
-                        self.note_module_warnings(&b.level_warnings);
-                        for w in &b.level_warnings {
-                            self.warn(w.clone());
-                        }
+                        self.warn_module(&b.level_warnings);
                         for (module, e) in &b.errors {
                             errors.push((Place::Module(module.clone()), e.clone()));
                         }
@@ -3577,10 +3531,7 @@ impl Cx<'_> {
                     if self.sub_lookups.get() + c.sub_lookups
                         <= self.eng.limits.max_sub_lookups =>
                 {
-                    self.note_module_warnings(&c.level_warnings);
-                    for w in &c.level_warnings {
-                        self.warn(w.clone());
-                    }
+                    self.warn_module(&c.level_warnings);
                     self.sub_lookups.set(self.sub_lookups.get() + c.sub_lookups);
                     if sharing != Some(true) {
                         levels.extend(c.levels.iter().cloned());
@@ -3610,10 +3561,11 @@ impl Cx<'_> {
                 self.capturing_warnings(|| self.layer_levels(&p, &mut levels));
             let (mut reads, cacheable) = self.layer_reads.replace(collecting).unwrap_or_default();
             if matches!(place, Place::Module(_)) {
-                self.note_module_warnings(&level_warnings);
-            }
-            for w in &level_warnings {
-                self.warn(w.clone());
+                self.warn_module(&level_warnings);
+            } else {
+                for w in &level_warnings {
+                    self.warn(w.clone());
+                }
             }
             if let Some(e) = &error {
                 errors.push((place.clone(), e.clone()));
@@ -3643,9 +3595,14 @@ impl Cx<'_> {
         (super::Levels::new(levels, shared), errors)
     }
 
-    fn note_module_warnings(&self, warnings: &[String]) {
+    /// Logs warnings of a module layer (creating its provider, resolving its levels), and
+    /// notes that there were some ([`Cx::module_warned`]).
+    fn warn_module(&self, warnings: &[String]) {
         if !warnings.is_empty() {
             self.module_warned.set(true);
+        }
+        for w in warnings {
+            self.warn(w.clone());
         }
     }
 
@@ -3801,10 +3758,6 @@ fn data_format(function: &str) -> Option<Format> {
     }
 }
 
-/// [`probe`] for the plain expressions hierarchies use (`facts.os.family`, `::role`,
-/// `trusted.certname`): identifiers joined by dots, which `split_key` splits into the same
-/// string segments (no quotes, spaces or digit-only segments), without allocating them.
-/// `None` for anything else.
 /// The hash a resolved level's options are compared by (`ResolvedLevel::options_hash`).
 fn options_hash(options: &Arc<Hash>) -> u64 {
     use std::hash::{Hash as _, Hasher};
@@ -3813,6 +3766,10 @@ fn options_hash(options: &Arc<Hash>) -> u64 {
     h.finish()
 }
 
+/// [`probe`] for the plain expressions hierarchies use (`facts.os.family`, `::role`,
+/// `trusted.certname`): identifiers joined by dots, which `split_key` splits into the same
+/// string segments (no quotes, spaces or digit-only segments), without allocating them.
+/// `None` for anything else.
 fn probe_plain(scope: &Scope, expr: &str) -> Option<Probe> {
     let ident = crate::interp::is_ident;
     // Split at the dots by bytes: `str::split('.')` runs a char searcher (memchr set up per

@@ -387,6 +387,7 @@ impl Engine {
     ) -> Session<'_> {
         debug_assert_eq!(fingerprint, hierarchy.fingerprint());
         let s = self.session(scope);
+        let _ = s.fingerprint.set(fingerprint);
         let _ = s.hierarchy.set(hierarchy);
         s
     }
@@ -575,10 +576,9 @@ pub struct Session<'e> {
     scope: Arc<Scope>,
     state: lookup::State,
     /// Outcomes of lookups made without explain: a session's scope and files do not change,
-    /// so the same request gives the same answer (and the same warnings).
+    /// so the same request gives the same answer (without the warnings: `Session::lookup`).
     results: std::cell::RefCell<vfs::FastMap<u64, Vec<(ResultKey, LookupOutcome)>>>,
-    /// The resolved hierarchy's answer fingerprint ([`ResolvedHierarchy::answer_fingerprint`],
-    /// computed on the first lookup), which files outcomes in the engine's shared cache.
+    /// The resolved hierarchy's fingerprint (computed on the first lookup).
     fingerprint: std::cell::OnceCell<u64>,
     /// The hierarchy resolved in a state of its own (for fingerprints and data signatures).
     hierarchy: std::cell::OnceCell<Arc<ResolvedHierarchy>>,
@@ -596,6 +596,14 @@ struct ResultKey {
 }
 
 impl ResultKey {
+    fn of(req: &LookupRequest) -> ResultKey {
+        ResultKey {
+            keys: req.keys.clone(),
+            merge: req.merge.clone(),
+            default: req.default.clone(),
+        }
+    }
+
     fn matches(&self, req: &LookupRequest) -> bool {
         self.keys == req.keys && self.merge == req.merge && self.default == req.default
     }
@@ -892,29 +900,6 @@ impl ResolvedHierarchy {
         })
     }
 
-    /// [`ResolvedHierarchy::fingerprint`] counting only the locations that exist
-    /// ([`ResolvedLevel::answer_hash`]): two scopes with the same answer fingerprint read the
-    /// same files with the same settings, and answer every lookup that is not explained alike
-    /// when they answer its scope reads alike. The module levels count as in the fingerprint.
-    pub fn answer_fingerprint(&self) -> u64 {
-        use std::hash::BuildHasher as _;
-        use std::hash::{Hash as _, Hasher};
-        let mut h = foldhash::fast::FixedState::default().build_hasher();
-        for l in self.levels.iter().take(self.module_start) {
-            h.write_u64(l.answer_hash());
-        }
-        h.write_u64(self.module_levels);
-        for (p, e) in &self.errors {
-            p.hash(&mut h);
-            e.message.hash(&mut h);
-        }
-        h.write_u64(self.sources);
-        self.configs.hash(&mut h);
-        h.write_u64(self.module_sources);
-        h.write_u64(self.module_configs);
-        h.finish()
-    }
-
     /// A fingerprint of what the hierarchy reads: two scopes with the same fingerprint see the
     /// same files (useful to deduplicate fact sets).
     pub fn fingerprint(&self) -> u64 {
@@ -1148,7 +1133,7 @@ impl Session<'_> {
         // the warnings Puppet logs then) happens when a lookup reaches it, as in Puppet.
         let fp = *self
             .fingerprint
-            .get_or_init(|| self.hierarchy().answer_fingerprint());
+            .get_or_init(|| self.hierarchy().fingerprint());
         // Puppet logs some warnings once per compile, when a lookup first creates a layer's
         // provider and configuration and resolves its levels (a deprecated
         // `environment_data_provider`, an undefined variable in a path: the hierarchy's
@@ -1194,11 +1179,7 @@ impl Session<'_> {
         if let Some(o) = self.data_hit(h, req, pool) {
             return keep(o);
         }
-        let rk = ResultKey {
-            keys: req.keys.clone(),
-            merge: req.merge.clone(),
-            default: req.default.clone(),
-        };
+        let rk = ResultKey::of(req);
         let (o, Deps { keys, reads }) = self.lookup_with_deps(req);
         // An assembly of lookup_options that warned in this lookup makes it depend on the
         // session's history: kept for this session only.
@@ -1275,16 +1256,11 @@ impl Session<'_> {
 
     /// Keeps `o`, this session's outcome of `req` (whose hash is `h`), for this session only.
     fn keep_own(&self, h: u64, req: &LookupRequest, o: LookupOutcome) -> LookupOutcome {
-        let rk = ResultKey {
-            keys: req.keys.clone(),
-            merge: req.merge.clone(),
-            default: req.default.clone(),
-        };
         self.results
             .borrow_mut()
             .entry(h)
             .or_default()
-            .push((rk, o.clone()));
+            .push((ResultKey::of(req), o.clone()));
         o
     }
 
