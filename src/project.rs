@@ -89,15 +89,7 @@ impl LoadedFile {
     /// HOCON concatenates values (`"%""{x}"`), so its files always may. One pass over the text
     /// spares a rule the walk over the tree.
     pub fn may_contain(&self, needle: &str) -> bool {
-        let text = self.source.text().as_bytes();
-        // A vectorized search for the whole needle (a search for its first byte stopped at
-        // every `E` of a text looking for `ENC[`), then one pass for both escape and tag.
-        let written = || memchr::memmem::find(text, needle.as_bytes()).is_some();
-        match self.doc.format {
-            crate::loader::Format::Hocon => true,
-            crate::loader::Format::Json => written() || memchr::memchr(b'\\', text).is_some(),
-            _ => written() || memchr::memchr2(b'\\', b'!', text).is_some(),
-        }
+        text_may_contain(self.source.text(), self.doc.format, needle)
     }
 
     /// The parsed hiera.yaml model and Puppet's validation errors (empty for other files).
@@ -323,6 +315,19 @@ impl Project {
             .iter()
             .find(|(k, _)| k == option)
             .map(|(_, v)| v)
+    }
+}
+
+/// [`LoadedFile::may_contain`] of a text in `format`.
+pub fn text_may_contain(text: &str, format: crate::loader::Format, needle: &str) -> bool {
+    let text = text.as_bytes();
+    // A vectorized search for the whole needle (a search for its first byte stopped at
+    // every `E` of a text looking for `ENC[`), then one pass for both escape and tag.
+    let written = || memchr::memmem::find(text, needle.as_bytes()).is_some();
+    match format {
+        crate::loader::Format::Hocon => true,
+        crate::loader::Format::Json => written() || memchr::memchr(b'\\', text).is_some(),
+        _ => written() || memchr::memchr2(b'\\', b'!', text).is_some(),
     }
 }
 

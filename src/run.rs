@@ -234,6 +234,10 @@ pub fn run(opts: &RunOptions) -> RunResult {
             .registry
             .iter()
             .any(|r| r.needs_shared_lookups() && enabled.contains(r.meta().code)),
+        interpolations: opts
+            .registry
+            .iter()
+            .any(|r| r.reads_interpolations() && enabled.contains(r.meta().code)),
     };
     let mut scanned = scan::load_project_with(&paths_in, &scan_opts);
     for (code, rc) in &opts.settings.rules {

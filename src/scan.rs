@@ -613,6 +613,7 @@ struct AtParse {
     scalar_flags: bool,
     lookup_options: bool,
     root_key_hashes: bool,
+    interpolations: bool,
 }
 
 impl AtParse {
@@ -621,10 +622,14 @@ impl AtParse {
             scalar_flags: opts.scalar_flags,
             lookup_options: opts.lookup_options,
             root_key_hashes: opts.root_key_hashes,
+            interpolations: opts.interpolations,
         }
     }
 
-    fn run(self, doc: &crate::loader::Document) {
+    fn run(self, doc: &crate::loader::Document, text: &str) {
+        if self.interpolations {
+            crate::rules::interp_sites::interpolated_strings(doc, text);
+        }
         if self.scalar_flags {
             crate::rules::tree::flags(doc);
         }
@@ -679,7 +684,9 @@ fn load_planned(
         .map(|(p, ready)| {
             let r = match ready {
                 Some(r) => r.map(|parsed| with_place(p, parsed)),
-                None => load_one(p, overlay, limits).inspect(|f| at_parse.run(&f.doc)),
+                None => {
+                    load_one(p, overlay, limits).inspect(|f| at_parse.run(&f.doc, f.source.text()))
+                }
             };
             crate::progress::inc();
             r
@@ -726,6 +733,10 @@ pub struct ScanOptions {
     /// ([`crate::loader::Document::root_key_hashes`]), for the same reason (set when a rule
     /// that compares hierarchies by their files' keys runs: `Rule::needs_shared_lookups`).
     pub root_key_hashes: bool,
+    /// Find each data file's interpolated strings right after parsing it
+    /// ([`crate::loader::Document::interp_sites`]), for the same reason (set when a rule that
+    /// reads interpolations runs: `Rule::reads_interpolations`).
+    pub interpolations: bool,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -737,6 +748,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("scalar_flags", &self.scalar_flags)
             .field("lookup_options", &self.lookup_options)
             .field("root_key_hashes", &self.root_key_hashes)
+            .field("interpolations", &self.interpolations)
             .field("limits", &self.limits)
             .finish()
     }
@@ -922,8 +934,8 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
                         .into_iter()
                         .map(|path| {
                             let r = parse_one(&path, overlay, limits);
-                            if let Ok((_, doc)) = &r {
-                                at_parse.run(doc);
+                            if let Ok((source, doc)) = &r {
+                                at_parse.run(doc, source.text());
                             }
                             (PathKey(path), r)
                         })

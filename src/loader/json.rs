@@ -107,6 +107,7 @@ pub fn load(file: &SourceFile) -> Document {
         scalar_flags: Default::default(),
         lookup_options_at: Default::default(),
         root_key_hashes: Default::default(),
+        interp_sites: Default::default(),
     }
 }
 

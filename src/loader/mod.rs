@@ -136,13 +136,35 @@ pub struct Document {
     /// and finding it in a tree long out of the cache compared each root key's text with
     /// `lookup_options`: about 840,000 cache misses at 15k files (docs/benchmarks.md, session
     /// 28).
-    pub lookup_options_at: std::sync::OnceLock<Option<u32>>,
+    /// With it, whether any root entry's key is `lookup_options` (duplicates and entries a `<<`
+    /// merge key brings included).
+    pub lookup_options_at: std::sync::OnceLock<(Option<u32>, bool)>,
     /// A hash of each root key as the engine reads it, in entry order
     /// (`engine::data::root_key_hashes`), found by the first that asks: at parse time when the
     /// analysis will compare hierarchies by the keys their files define (`analysis::Deltas`
     /// asks it of every node file; reading the keys from 15k trees out of the cache was about
     /// 400,000 cache misses: docs/benchmarks.md, session 28).
     pub root_key_hashes: std::sync::OnceLock<Box<[u64]>>,
+    /// The strings of a data file that Puppet interpolates, in file order
+    /// (`rules::interp_sites::data_sites` makes its sites of them), found by the first that
+    /// asks: at parse time when a rule reading interpolations runs. Walked after the whole
+    /// project is loaded, the trees of a 15k-file repository are long out of the cache: that
+    /// walk was a million cache misses, a fifth of those the analysis and its rules add to the
+    /// load (docs/benchmarks.md, session 32).
+    pub interp_sites: std::sync::OnceLock<Box<[InterpolatedString]>>,
+}
+
+/// A string of a data file holding `%{` ([`Document::interp_sites`]): the value and the root
+/// key it sits under, shared with the tree (reference counts, not copies).
+#[derive(Clone, Debug)]
+pub struct InterpolatedString {
+    pub value: std::sync::Arc<str>,
+    pub span: Span,
+    pub root_key: std::sync::Arc<str>,
+    /// The key of a nested hash.
+    pub is_key: bool,
+    /// Inside an alias expansion or a `<<`-merged entry.
+    pub copied: bool,
 }
 
 /// Whether any scalar of a document is one that a rule reports, so that the rules can pass a
@@ -156,6 +178,8 @@ pub struct ScalarFlags {
     pub yaml11_surprise: bool,
     /// A value Psych reads as a Ruby Symbol (H012).
     pub symbol_value: bool,
+    /// A plain scalar (key or value) whose text holds `%{` (unquoted-interpolation, H102).
+    pub plain_interpolation: bool,
 }
 
 /// What Puppet's reader makes of a file (reference §6).
@@ -179,6 +203,7 @@ impl Document {
             scalar_flags: Default::default(),
             lookup_options_at: Default::default(),
             root_key_hashes: Default::default(),
+            interp_sites: Default::default(),
         }
     }
 

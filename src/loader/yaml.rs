@@ -3082,6 +3082,7 @@ impl<'a> Loader<'a> {
             scalar_flags: Default::default(),
             lookup_options_at: Default::default(),
             root_key_hashes: Default::default(),
+            interp_sites: Default::default(),
         }
     }
 }

@@ -8,9 +8,10 @@ use std::borrow::Cow;
 
 use crate::config::{HierarchyEntry, StringRole};
 use crate::interp::{self, Token};
+use crate::loader::{Document, InterpolatedString};
 use crate::project::{FileRole, LoadedFile};
 use crate::span::{SourceFile, Span};
-use crate::value::{Node, NodeKind};
+use crate::value::{Node, NodeKind, Scalar, Value};
 
 /// One interpolated string.
 #[derive(Clone)]
@@ -110,57 +111,83 @@ fn readable_data(file: &LoadedFile) -> bool {
 /// interpolated (`data_hash_function_provider.rb` interpolates the value found under the key;
 /// recorded: interp/lint-evidence `root_%{nope}`), the keys of nested hashes are.
 pub fn data_sites(file: &LoadedFile) -> Vec<Site<'_>> {
-    let mut out = Vec::new();
     if !readable_data(file) {
-        return out;
+        return Vec::new();
     }
-    let Some(root) = file.doc.root.as_ref().and_then(Node::as_map) else {
-        return out;
-    };
-    if !file.may_interpolate() {
-        return out;
-    }
-    for e in &root.entries {
-        let Some(key) = e.key.as_str() else {
-            continue;
+    interpolated_strings(&file.doc, file.source.text())
+        .iter()
+        .map(|s| Site {
+            value: Cow::Borrowed(&s.value),
+            span: s.span,
+            root_key: Some(&s.root_key),
+            is_key: s.is_key,
+            copied: s.copied,
+            role: None,
+            local_var: None,
+            tokens: Default::default(),
+        })
+        .collect()
+}
+
+/// The strings of `doc` (a data file whose source text is `text`) that Puppet interpolates, in
+/// file order ([`crate::loader::Document::interp_sites`]): found now unless found before.
+/// The scan finds them for every file right after parsing it when a rule reading
+/// interpolations runs, while the tree is in the cache.
+pub fn interpolated_strings<'d>(doc: &'d Document, text: &str) -> &'d [InterpolatedString] {
+    doc.interp_sites.get_or_init(|| {
+        let mut out = Vec::new();
+        if doc.fatal_issue().is_some() {
+            return out.into();
+        }
+        let Some(root) = doc.root.as_ref().and_then(Node::as_map) else {
+            return out.into();
         };
-        // (node, is_key, copied); an explicit stack: nesting depth comes from the file.
-        let mut stack: Vec<(&Node, bool, bool)> = vec![(&e.value, false, e.merged)];
-        let mut subtree = Vec::new();
-        while let Some((n, is_key, copied)) = stack.pop() {
-            let copied = copied || n.from_alias;
-            match &n.kind {
-                NodeKind::Scalar(_) => {
-                    if let Some(s) = n.as_str() {
+        if !crate::project::text_may_contain(text, doc.format, "%{") {
+            return out.into();
+        }
+        for e in &root.entries {
+            let NodeKind::Scalar(Scalar {
+                value: Value::String(key),
+                ..
+            }) = &e.key.kind
+            else {
+                continue;
+            };
+            // (node, is_key, copied); an explicit stack: nesting depth comes from the file.
+            let mut stack: Vec<(&Node, bool, bool)> = vec![(&e.value, false, e.merged)];
+            while let Some((n, is_key, copied)) = stack.pop() {
+                let copied = copied || n.from_alias;
+                match &n.kind {
+                    NodeKind::Scalar(Scalar {
+                        value: Value::String(s),
+                        ..
+                    }) => {
                         if interp::has_interpolation(s) {
-                            subtree.push(Site {
-                                value: Cow::Borrowed(s),
+                            out.push(InterpolatedString {
+                                value: s.clone(),
                                 span: n.span,
-                                root_key: Some(key),
+                                root_key: key.clone(),
                                 is_key,
                                 copied,
-                                role: None,
-                                local_var: None,
-                                tokens: Default::default(),
                             });
                         }
                     }
-                }
-                NodeKind::Seq(items) => {
-                    stack.extend(items.iter().rev().map(|i| (i, false, copied)));
-                }
-                NodeKind::Map(m) => {
-                    for entry in m.entries.iter().rev() {
-                        let c = copied || entry.merged;
-                        stack.push((&entry.value, false, c));
-                        stack.push((&entry.key, true, c));
+                    NodeKind::Scalar(_) => {}
+                    NodeKind::Seq(items) => {
+                        stack.extend(items.iter().rev().map(|i| (i, false, copied)));
+                    }
+                    NodeKind::Map(m) => {
+                        for entry in m.entries.iter().rev() {
+                            let c = copied || entry.merged;
+                            stack.push((&entry.value, false, c));
+                            stack.push((&entry.key, true, c));
+                        }
                     }
                 }
             }
         }
-        out.extend(subtree);
-    }
-    out
+        out.into()
+    })
 }
 
 /// Every string of a hiera.yaml that Puppet interpolates, once per source span (a `defaults`

@@ -24,12 +24,31 @@ pub fn top_entry(file: &LoadedFile) -> Option<&Entry> {
 /// there (not one a `<<` merge key brings), found once per document
 /// ([`crate::loader::Document::lookup_options_at`]).
 pub fn lookup_options_index(doc: &crate::loader::Document) -> Option<u32> {
+    lookup_options_found(doc).0
+}
+
+/// Whether any root entry of `doc` has the key `lookup_options`, a `<<` merge key's and
+/// duplicates included (found with [`lookup_options_index`]).
+pub fn any_lookup_options(doc: &crate::loader::Document) -> bool {
+    lookup_options_found(doc).1
+}
+
+fn lookup_options_found(doc: &crate::loader::Document) -> (Option<u32>, bool) {
     *doc.lookup_options_at.get_or_init(|| {
-        let entries = &doc.root.as_ref()?.as_map()?.entries;
-        entries
-            .iter()
-            .rposition(|e| !e.merged && e.key.as_str() == Some(LOOKUP_OPTIONS))
-            .and_then(|i| u32::try_from(i).ok())
+        let Some(m) = doc.root.as_ref().and_then(|r| r.as_map()) else {
+            return (None, false);
+        };
+        let mut last = None;
+        let mut any = false;
+        for (i, e) in m.entries.iter().enumerate() {
+            if e.key.as_str() == Some(LOOKUP_OPTIONS) {
+                any = true;
+                if !e.merged {
+                    last = u32::try_from(i).ok();
+                }
+            }
+        }
+        (last, any)
     })
 }
 
@@ -105,6 +124,19 @@ mod tests {
         assert_eq!(at("a: 1\n"), None);
         assert_eq!(at("- lookup_options\n"), None);
         assert_eq!(at(""), None);
+    }
+
+    /// Any root `lookup_options`, one a `<<` brings included (merge-type-mismatch counts
+    /// every entry): the parse-time answer that lets it pass other files over.
+    #[test]
+    fn any_lookup_options_counts_merged_entries_too() {
+        let any = |text: &str| any_lookup_options(&yaml::load(&SourceFile::new("t.yaml", text)));
+        assert!(any("a: 1\nlookup_options: {}\n"));
+        assert!(any("<<: {lookup_options: {}}\na: 1\n"));
+        assert!(!any("d: &d {lookup_options: {}}\nx:\n  <<: *d\n"));
+        assert!(!any("a: {lookup_options: {}}\n"));
+        assert!(!any("- lookup_options\n"));
+        assert!(!any(""));
     }
 
     #[test]

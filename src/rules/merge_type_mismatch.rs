@@ -287,6 +287,12 @@ impl Strategies {
             .iter()
             .filter(|f| f.env_root.as_deref() == Some(root))
         {
+            // Most files have no lookup_options: known from the parse (`Document::
+            // lookup_options_at`), not from a walk of every root key of every file long after
+            // (270,000 cache misses at 15k files, docs/benchmarks.md session 32).
+            if !lopts::any_lookup_options(&f.doc) {
+                continue;
+            }
             let Some(root) = f.doc.root.as_ref().and_then(|r| r.as_map()) else {
                 continue;
             };

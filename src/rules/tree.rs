@@ -93,7 +93,13 @@ pub fn flags(doc: &Document) -> ScalarFlags {
                         {
                             f.yaml11_surprise = true;
                         }
-                        if f.symbol_value && f.yaml11_surprise {
+                        if !f.plain_interpolation
+                            && s.style == ScalarStyle::Plain
+                            && crate::interp::has_interpolation(&s.text)
+                        {
+                            f.plain_interpolation = true;
+                        }
+                        if f.symbol_value && f.yaml11_surprise && f.plain_interpolation {
                             break;
                         }
                     }
@@ -256,6 +262,28 @@ mod tests {
             ("", false, false),
             ("- on\n- :s\n", true, true),
         ];
+        // The plain scalars holding `%{` (unquoted-interpolation's), keys included; quoted
+        // ones and an alias of an anchored one do not count.
+        let interpolations = [
+            ("a: x%{b}\n", true),
+            ("x%{b}: 1\n", true),
+            ("a:\n  k%{b}: 1\n", true),
+            ("a: 'x%{b}'\nb: \"x%{c}\"\nc: |\n  x%{d}\n", false),
+            ("a: &x 'y%{b}'\nb: *x\n", false),
+            ("a:\n  - 1\n  - x%{b}\n", true),
+            ("a: x%b\n", false),
+        ];
+        for (text, want) in interpolations {
+            let doc = yaml::load(&SourceFile::new("t.yaml", text));
+            let by_walk = doc.root.as_ref().is_some_and(|r| {
+                scalars(r).iter().any(|s| {
+                    s.scalar.style == ScalarStyle::Plain
+                        && crate::interp::has_interpolation(&s.scalar.text)
+                })
+            });
+            assert_eq!(flags(&doc).plain_interpolation, by_walk, "{text:?}");
+            assert_eq!(by_walk, want, "{text:?}");
+        }
         for (text, yaml11, symbol) in docs {
             let file = SourceFile::new("t.yaml", text);
             let doc = yaml::load(&file);
