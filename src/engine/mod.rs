@@ -373,6 +373,7 @@ impl Engine {
             fingerprint: std::cell::OnceCell::new(),
             hierarchy: std::cell::OnceCell::new(),
             signatures: Default::default(),
+            warned_once: Default::default(),
         }
     }
 
@@ -586,6 +587,39 @@ pub struct Session<'e> {
     /// the cached key lists and then of its own keys, mostly the same list.
     /// (By the address of the cached list, kept alive here so that the address is not reused.)
     signatures: std::cell::RefCell<vfs::FastMap<usize, (Arc<KeysRead>, u64)>>,
+    /// The variables [`Session::lookup`] has warned undefined ([`warn_once`]).
+    warned_once: std::cell::RefCell<std::collections::HashSet<String>>,
+}
+
+/// How many distinct warnings Puppet's `warn_once` logs in a process: it stops at 100
+/// (`Puppet::Util::Logging#warn_once`, `$unique_warnings.length < 100`).
+const WARN_ONCE_LIMIT: usize = 100;
+
+/// Puppet's `warn_once` for undefined variables: `Scope#variable_not_found` logs
+/// `Undefined variable '<name>'; <reason>` through `Puppet.warn_once(:undefined_variables,
+/// "Variable: <name>", ...)`, which logs each key once per process (`$unique_warnings` is a
+/// global that only the test helpers clear), and nothing once it holds 100 keys. So a compile
+/// that looks up `k` and `j`, both interpolating `%{nope}`, logs the warning at `k` only
+/// (recorded with the batch oracle: fixtures/one-compile/undefined-variable-once). The
+/// session's outcomes are cached and shared with every warning they logged when evaluated;
+/// this filter, applied to what the session hands out, makes its warnings depend on the
+/// session's own history as Puppet's do, whichever cache answered. (The limit counts only
+/// undefined variables here: Puppet's deprecation warnings share it, and no recorded case
+/// reaches it.)
+fn warn_once(warned: &mut std::collections::HashSet<String>, warnings: &mut Vec<String>) {
+    warnings.retain(|w| {
+        let Some(name) = w
+            .strip_prefix("Undefined variable '")
+            .and_then(|rest| rest.find("'; ").map(|end| &rest[..end]))
+        else {
+            return true;
+        };
+        if warned.contains(name) || warned.len() >= WARN_ONCE_LIMIT {
+            return false;
+        }
+        warned.insert(name.to_string());
+        true
+    });
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -1111,8 +1145,19 @@ impl Session<'_> {
         (r, cx.warnings.into_inner())
     }
 
-    /// `Lookup.lookup(keys, nil, default, has_default, merge, invocation)`.
+    /// `Lookup.lookup(keys, nil, default, has_default, merge, invocation)`, with the warnings
+    /// Puppet logs for it in a compile that made this session's earlier lookups ([`warn_once`]).
     pub fn lookup(&self, req: &LookupRequest) -> LookupOutcome {
+        let mut o = self.lookup_cached(req);
+        if !o.warnings.is_empty() {
+            warn_once(&mut self.warned_once.borrow_mut(), &mut o.warnings);
+        }
+        o
+    }
+
+    /// [`Session::lookup`] before [`warn_once`]: each outcome with the warnings its evaluation
+    /// logged.
+    fn lookup_cached(&self, req: &LookupRequest) -> LookupOutcome {
         if req.explain {
             return self.lookup_unshared(req);
         }
