@@ -102,6 +102,8 @@ for c in "${cmds[@]}"; do
 done
 
 : > "$out/lookups.txt"
+# A run without lookups must not report an earlier run's (the report reads these files).
+rm -f "$out/oracle-timing.jsonl" "$out/lookup.json"
 if [ "$lookups" = 1 ] && command -v puppet >/dev/null && [ -f "$corpus/lookup-keys.txt" ]; then
   echo "== lookups: hieralint lookup vs Puppet (oracle batch, puppet lookup)" >&2
   codedir=$(mktemp -d)
