@@ -198,7 +198,11 @@ fn the_command_models_puppet_8_unless_told_7() {
     let dir = std::env::temp_dir().join(format!("hieralint-cli-default-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("data")).unwrap();
     std::fs::write(dir.join("hiera.yaml"), "version: 5\n").unwrap();
-    std::fs::write(dir.join("data/common.yaml"), "a: \"x%{nope}y\"\n").unwrap();
+    std::fs::write(
+        dir.join("data/common.yaml"),
+        "a: \"x%{nope}y\"\nb: \"%{nope}\"\n",
+    )
+    .unwrap();
     let lookup = |extra: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_hieralint"))
             .arg("lookup")
@@ -218,7 +222,25 @@ fn the_command_models_puppet_8_unless_told_7() {
     assert_eq!(stdout, "");
     assert!(stderr.contains("Undefined variable 'nope'"), "{stderr}");
     assert_eq!(lookup(&["--puppet", "8"]).0, Some(1));
-    let (code, stdout, _) = lookup(&["--puppet", "7"]);
+    let (code, stdout, stderr) = lookup(&["--puppet", "7"]);
     assert_eq!((code, stdout.as_str()), (Some(0), "--- xy\n"));
+    // Puppet 7 warns on standard error, as `puppet lookup` does.
+    assert_eq!(stderr, "Warning: Undefined variable 'nope'; \n", "{stderr}");
+    // A batch is one process to Puppet: the variable is warned about once (`warn_once`).
+    std::fs::write(dir.join("keys.txt"), "a\nb\na\n").unwrap();
+    let (code, stdout, stderr) = lookup(&[
+        "--puppet",
+        "7",
+        "--keys-file",
+        "keys.txt",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        "{\"key\":\"a\",\"value\":\"xy\"}\n{\"key\":\"b\",\"value\":\"\"}\n{\"key\":\"a\",\"value\":\"xy\"}\n"
+    );
+    assert_eq!(stderr, "Warning: Undefined variable 'nope'; \n", "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -222,14 +222,25 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
     ));
     let default = args.default.as_deref().map(Value::string);
 
+    // What Puppet logs while it looks up (undefined variables under Puppet 7, data files that
+    // are not hashes, deprecations) goes to standard error as `puppet lookup` prints it, each
+    // once per process (`Session::lookup`'s `warn_once`): one session for every key of a batch,
+    // as one Puppet process looks them all up.
+    let warn = |o: &crate::engine::LookupOutcome| {
+        let mut err = std::io::stderr().lock();
+        for w in &o.warnings {
+            let _ = writeln!(err, "Warning: {w}");
+        }
+    };
     if batch {
         let mut code = 0;
+        let session = engine.session(scope.clone());
         for key in &keys {
-            let session = engine.session(scope.clone());
             let req = LookupRequest::new(key)
                 .merge(merge.clone())
                 .default_value(default.clone());
             let o = session.lookup(&req);
+            warn(&o);
             let mut m = serde_json::Map::new();
             m.insert("key".into(), serde_json::Value::String(key.clone()));
             match &o.result {
@@ -258,6 +269,7 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
         explain: args.explain,
     };
     let o = session.lookup(&req);
+    warn(&o);
     if args.explain {
         if let LookupResult::Error(e) = &o.result {
             if !e.kind.is_lookup_error() {
