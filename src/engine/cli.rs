@@ -229,7 +229,14 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
     let warn = |o: &crate::engine::LookupOutcome| {
         let mut err = std::io::stderr().lock();
         for w in &o.warnings {
-            let _ = writeln!(err, "Warning: {w}");
+            // `warn_once` (undefined variables) adds where the warning came from, which a
+            // lookup never knows (recorded: fixtures/one-compile/undefined-variable-once).
+            let location = if w.starts_with("Undefined variable '") {
+                "\n   (file & line not available)"
+            } else {
+                ""
+            };
+            let _ = writeln!(err, "Warning: {w}{location}");
         }
     };
     if batch {
