@@ -145,6 +145,9 @@ pub fn interpolated_strings<'d>(doc: &'d Document, text: &str) -> &'d [Interpola
         if !crate::project::text_may_contain(text, doc.format, "%{") {
             return out.into();
         }
+        // (node, is_key, copied); an explicit stack: nesting depth comes from the file. The
+        // same one serves every root entry (an allocation per entry before).
+        let mut stack: Vec<(&Node, bool, bool)> = Vec::new();
         for e in &root.entries {
             let NodeKind::Scalar(Scalar {
                 value: Value::String(key),
@@ -153,8 +156,7 @@ pub fn interpolated_strings<'d>(doc: &'d Document, text: &str) -> &'d [Interpola
             else {
                 continue;
             };
-            // (node, is_key, copied); an explicit stack: nesting depth comes from the file.
-            let mut stack: Vec<(&Node, bool, bool)> = vec![(&e.value, false, e.merged)];
+            stack.push((&e.value, false, e.merged));
             while let Some((n, is_key, copied)) = stack.pop() {
                 let copied = copied || n.from_alias;
                 match &n.kind {
