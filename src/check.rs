@@ -186,9 +186,8 @@ pub fn run_rules(project: &Project, enabled: &[&'static dyn Rule]) -> Vec<Diagno
     // preparation touches the analysis (it is built inside a `OnceLock`: a rule waiting on it
     // from a thread that is building it would deadlock).
     //
-    // Each file's interpolated strings are found in its file rules' task, right before the
-    // rules walk the same tree (`SiteSlots`): the tree is then in the cache for the second
-    // walk.
+    // Each file's sites are made in its file rules' task (`SiteSlots`), from the interpolated
+    // strings the scan found while parsing it (`Document::interp_sites`).
     let slots = enabled
         .iter()
         .any(|r| r.reads_interpolations())

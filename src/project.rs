@@ -48,8 +48,6 @@ pub struct LoadedFile {
     /// lookup engine (`analysis::ProjectVfs`). Behind a pointer: the model is 800 bytes, and
     /// every loaded file (data files by the thousand) carried that room inline.
     config: Option<Arc<SharedParse>>,
-    /// Whether a string of the file can contain `%{` ([`LoadedFile::may_interpolate`]).
-    may_interpolate: OnceLock<bool>,
 }
 
 impl LoadedFile {
@@ -70,14 +68,7 @@ impl LoadedFile {
             layer,
             env_root,
             config,
-            may_interpolate: OnceLock::new(),
         }
-    }
-
-    /// Whether a string of the file can contain `%{` ([`LoadedFile::may_contain`]), computed
-    /// once: seven rules look for interpolations, and most data files have none.
-    pub fn may_interpolate(&self) -> bool {
-        *self.may_interpolate.get_or_init(|| self.may_contain("%{"))
     }
 
     /// Whether a string of the file (key or value) can contain `needle`: a YAML or JSON text

@@ -250,3 +250,21 @@ fn the_command_models_puppet_8_unless_told_7() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What `puppet lookup` 7.23 prints on standard error for a lookup that reads an undefined
+/// variable, recorded (`puppet lookup --codedir C --environment production --facts {} k j` on
+/// fixtures/one-compile/undefined-variable-once/env, colours and the sandbox's Facter errors
+/// left out): `hieralint lookup --puppet 7` prints the same.
+#[test]
+fn warnings_print_as_puppet_lookup_prints_them() {
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/one-compile/undefined-variable-once");
+    let want = std::fs::read_to_string(case.join("puppet-lookup-k-j.stderr")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hieralint"))
+        .args(["lookup", "--puppet", "7", "k", "j"])
+        .current_dir(case.join("env"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "--- x\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), want);
+}

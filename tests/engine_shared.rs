@@ -10,6 +10,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
+#[path = "../fuzz/src/outcome.rs"]
+mod outcome;
+use outcome::describe;
+
 use hieralint::engine::{
     Engine, EngineOptions, EnvironmentSpec, LookupRequest, PuppetVersion, Scope, Trusted,
 };
@@ -104,15 +108,6 @@ fn engine(root: &Path, puppet: PuppetVersion) -> Engine {
         EnvironmentSpec::standalone(root, "production"),
         EngineOptions::for_puppet(puppet),
     )
-}
-
-fn describe(o: &hieralint::engine::LookupOutcome) -> String {
-    let files: Vec<String> = o
-        .provenance
-        .iter()
-        .map(|p| p.file.path.display().to_string())
-        .collect();
-    format!("{:?} | {:?} | {:?}", o.result, o.warnings, files)
 }
 
 /// What a session of node `cert` gives for `keys[i]`, `i` in `order`, one lookup after another.

@@ -12,6 +12,9 @@ use hieralint::engine::{Engine, EngineOptions, EnvironmentSpec, LookupRequest, P
 use hieralint::value::Value;
 
 mod common;
+#[path = "../fuzz/src/outcome.rs"]
+mod outcome;
+use outcome::describe;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
@@ -103,14 +106,6 @@ fn real_repos_agree_with_puppet() {
 #[test]
 fn real_repos_answer_alike_through_a_shared_engine() {
     let real = root().join("real");
-    let describe = |o: &hieralint::engine::LookupOutcome| -> String {
-        let files: Vec<String> = o
-            .provenance
-            .iter()
-            .map(|p| format!("{}:{}", p.file.path.display(), p.key_span.start))
-            .collect();
-        format!("{:?} | {:?} | {:?}", o.result, o.warnings, files)
-    };
     let mut compared = 0;
     let mut warned = 0;
     for repo in common::real_repos(&real) {

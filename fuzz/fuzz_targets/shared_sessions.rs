@@ -14,12 +14,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use hieralint::engine::{
-    Engine, EngineOptions, EnvironmentSpec, LookupOutcome, LookupRequest, PuppetVersion, Scope,
-    Trusted,
+    Engine, EngineOptions, EnvironmentSpec, LookupRequest, PuppetVersion, Scope, Trusted,
 };
 use hieralint::limits::Limits;
 use hieralint::value::Value;
 use hieralint_fuzz::env::Env;
+use hieralint_fuzz::outcome::describe;
 use libfuzzer_sys::fuzz_target;
 
 /// A per-process scratch directory on tmpfs (`/dev/shm` when present).
@@ -77,15 +77,6 @@ fn engine(dir: &Path, puppet: PuppetVersion) -> Engine {
         EngineOptions::for_puppet(puppet),
     )
     .with_limits(limits())
-}
-
-fn describe(o: &LookupOutcome) -> String {
-    let files: Vec<String> = o
-        .provenance
-        .iter()
-        .map(|p| p.file.path.display().to_string())
-        .collect();
-    format!("{:?} | {:?} | {:?}", o.result, o.warnings, files)
 }
 
 /// The module `m` beside the environment: none, quiet data that reaches back into the

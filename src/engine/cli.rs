@@ -231,7 +231,7 @@ pub fn run_to(args: &LookupArgs, out: &mut dyn Write) -> Result<i32, Usage> {
         for w in &o.warnings {
             // `warn_once` (undefined variables) adds where the warning came from, which a
             // lookup never knows (recorded: fixtures/one-compile/undefined-variable-once).
-            let location = if w.starts_with("Undefined variable '") {
+            let location = if super::lookup::undefined_variable_named(w).is_some() {
                 "\n   (file & line not available)"
             } else {
                 ""

@@ -2841,7 +2841,7 @@ impl<'a> Cx<'a> {
             VarLookup::Undefined { name, reason } => {
                 // Written only when said: with strict off (data-implied nodes, where most
                 // variables are undefined) formatting it was a third of a variable's lookup.
-                let msg = || format!("Undefined variable '{name}'; {reason}");
+                let msg = || undefined_variable_message(&name, &reason);
                 match self.strict() {
                     Strict::Off => Ok(None),
                     Strict::Warning => {
@@ -2862,6 +2862,18 @@ impl<'a> Cx<'a> {
             }
         }
     }
+}
+
+/// What `Scope#variable_not_found` says of an undefined variable: the warning Puppet 7 logs
+/// (through `warn_once`) and the ArgumentError strict mode raises.
+fn undefined_variable_message(name: &str, reason: &str) -> String {
+    format!("Undefined variable '{name}'; {reason}")
+}
+
+/// The variable an [`undefined_variable_message`] names (`None` for any other text).
+pub(crate) fn undefined_variable_named(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("Undefined variable '")?;
+    rest.find("'; ").map(|end| &rest[..end])
 }
 
 /// An empty configuration (the global layer with no hiera.yaml anywhere).

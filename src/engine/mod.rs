@@ -608,10 +608,7 @@ const WARN_ONCE_LIMIT: usize = 100;
 /// reaches it.)
 fn warn_once(warned: &mut std::collections::HashSet<String>, warnings: &mut Vec<String>) {
     warnings.retain(|w| {
-        let Some(name) = w
-            .strip_prefix("Undefined variable '")
-            .and_then(|rest| rest.find("'; ").map(|end| &rest[..end]))
-        else {
+        let Some(name) = lookup::undefined_variable_named(w) else {
             return true;
         };
         if warned.contains(name) || warned.len() >= WARN_ONCE_LIMIT {

@@ -274,7 +274,7 @@ mod tests {
     use super::*;
 
     /// The pass over the text that lets files without interpolation skip the tree walk
-    /// (`LoadedFile::may_interpolate`) misses no string that decodes to `%{`: escapes in
+    /// (`project::text_may_contain`) misses no string that decodes to `%{`: escapes in
     /// double-quoted YAML and JSON, a `!!binary` value, a nested key.
     #[test]
     fn sites_are_found_however_the_text_writes_them() {

@@ -142,12 +142,11 @@ pub struct Sink<'a> {
 /// interpolated-key-not-found and interpolation-loop each walked every data file again in the
 /// project phase.
 ///
-/// Each file's sites are found by the first that asks: the file rules' task for that file, in
-/// practice, right before the rules walk the same tree. Found in a pass of their own before the
-/// rules (as until session 27), each file that interpolates was walked cold twice at 15k files
-/// (the trees do not stay in the cache between passes): the rules' scalar walk then ran at
-/// about a seventh of the run's average instructions per cycle (perf against callgrind,
-/// docs/benchmarks.md "Session 27").
+/// Each file's sites are made by the first that asks (the file rules' task for that file, in
+/// practice) from the strings the scan found while parsing the file
+/// (`Document::interp_sites`, since session 32): a walk of the tree after the whole project is
+/// loaded finds it out of the cache at 15k files (about a million cache misses, and before
+/// session 27 a second cold walk for the rules: docs/benchmarks.md "Session 27", "Session 32").
 pub struct SharedSites<'a> {
     per_file: Vec<Vec<interp_sites::Site<'a>>>,
 }
