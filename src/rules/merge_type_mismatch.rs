@@ -598,32 +598,38 @@ impl Prepared {
         let lists: Vec<Vec<(Arc<str>, bool)>> = files
             .par_iter()
             .map_init(
-                crate::engine::vfs::FastMap::<&str, Option<Need>>::default,
+                crate::engine::vfs::FastMap::<u64, Option<Need>>::default,
                 |is_candidate, f| {
                     let mut keys = Vec::new();
                     let Some(map) = f.doc.root.as_ref().and_then(|r| r.as_map()) else {
                         return keys;
                     };
-                    for e in &map.entries {
-                        // What `e.key.to_value()` gives for a scalar key: its value.
-                        let k: &Arc<str> = match &e.key.kind {
-                            crate::value::NodeKind::Scalar(crate::value::Scalar {
-                                value: Value::String(k) | Value::Symbol(k),
-                                ..
-                            }) => k,
-                            _ => continue,
+                    // The keys by their hashes, found at parse time (`Document::root_key_hashes`,
+                    // one per entry, in order): a key judged before is passed over without
+                    // reading its entry or its text, out of the cache in a large repository
+                    // (that read was 250,000 cache misses at 15k files). The engine files keys
+                    // by the same 64-bit hashes (`LevelIndex`).
+                    let hashes = crate::engine::data::root_key_hashes(&f.doc);
+                    for (&h, e) in hashes.iter().zip(&map.entries) {
+                        let need = match is_candidate.get(&h) {
+                            Some(need) => *need,
+                            None => {
+                                let need = root_string_key(e).and_then(|k| {
+                                    // Whether the key is one line, found once for every
+                                    // pattern.
+                                    let one_line = crate::engine::ruby::one_line(k);
+                                    candidates
+                                        .contains(k, one_line)
+                                        .then(|| strategies.need(k, one_line))
+                                });
+                                is_candidate.insert(h, need);
+                                need
+                            }
                         };
-                        if &**k == lopts::LOOKUP_OPTIONS {
-                            continue;
-                        }
-                        let need = *is_candidate.entry(k).or_insert_with(|| {
-                            // Whether the key is one line, found once for every pattern.
-                            let one_line = crate::engine::ruby::one_line(k);
-                            candidates
-                                .contains(k, one_line)
-                                .then(|| strategies.need(k, one_line))
-                        });
                         let Some(need) = need else { continue };
+                        let Some(k) = root_string_key(e) else {
+                            continue;
+                        };
                         let safe = strategies.sound && need.safe(&e.value.to_value());
                         // The document's own key (a reference count), not a copy.
                         keys.push((k.clone(), safe));
@@ -638,6 +644,18 @@ impl Prepared {
             infos.insert(PathKey(f.source.path.clone()), keys);
         }
         infos
+    }
+}
+
+/// A root entry's key as a lookup names it (what `e.key.to_value()` gives for a scalar string
+/// or symbol key), unless it is `lookup_options`, which no lookup merges.
+fn root_string_key(e: &crate::value::Entry) -> Option<&Arc<str>> {
+    match &e.key.kind {
+        crate::value::NodeKind::Scalar(crate::value::Scalar {
+            value: Value::String(k) | Value::Symbol(k),
+            ..
+        }) if &**k != lopts::LOOKUP_OPTIONS => Some(k),
+        _ => None,
     }
 }
 
