@@ -71,18 +71,6 @@ impl LoadedFile {
         }
     }
 
-    /// Whether a string of the file (key or value) can contain `needle`: a YAML or JSON text
-    /// can only give one that it writes, or that an escape (`"\x25{"`, `"\u0025{"`) or a
-    /// `!!binary` value decodes to (line folding inserts a space or a line break, never
-    /// nothing). A binary tag need not say `binary`: `%TAG !b! tag:yaml.org,2002:bin` then
-    /// `!b!ary`, or `!!bin%61ry`, decode as Psych decodes `!!binary` (recorded:
-    /// conformance/yaml/binary-tags), so any tag (every YAML tag is written with `!`) counts.
-    /// HOCON concatenates values (`"%""{x}"`), so its files always may. One pass over the text
-    /// spares a rule the walk over the tree.
-    pub fn may_contain(&self, needle: &str) -> bool {
-        text_may_contain(self.source.text(), self.doc.format, needle)
-    }
-
     /// The parsed hiera.yaml model and Puppet's validation errors (empty for other files).
     pub fn hiera_config(&self) -> &config::Parsed {
         static NONE: config::Parsed = (None, Vec::new());
@@ -309,7 +297,14 @@ impl Project {
     }
 }
 
-/// [`LoadedFile::may_contain`] of a text in `format`.
+/// Whether a string of a file whose text is `text` (key or value) can contain `needle`: a YAML or JSON text
+/// can only give one that it writes, or that an escape (`"\x25{"`, `"\u0025{"`) or a
+/// `!!binary` value decodes to (line folding inserts a space or a line break, never
+/// nothing). A binary tag need not say `binary`: `%TAG !b! tag:yaml.org,2002:bin` then
+/// `!b!ary`, or `!!bin%61ry`, decode as Psych decodes `!!binary` (recorded:
+/// conformance/yaml/binary-tags), so any tag (every YAML tag is written with `!`) counts.
+/// HOCON concatenates values (`"%""{x}"`), so its files always may. One pass over the text
+/// spares the walk over the tree (`rules::interp_sites`, at parse time).
 pub fn text_may_contain(text: &str, format: crate::loader::Format, needle: &str) -> bool {
     let text = text.as_bytes();
     // A vectorized search for the whole needle (a search for its first byte stopped at

@@ -118,19 +118,17 @@ fn check_tree_with(file: &SourceFile, lines: &Lines, root: &Node) -> Result<(), 
     Ok(())
 }
 
-/// The text pass that lets rules skip a file (`LoadedFile::may_contain`) is sound: when it says
-/// a string cannot hold `%{` or `ENC[`, no string the file loads to (keys included, aliases and
-/// merge keys expanded, escapes and binary tags decoded) holds it.
+/// The text pass that lets the scan skip a file's walk (`project::text_may_contain`) is sound:
+/// when it says a string cannot hold `%{` or `ENC[`, no string the file loads to (keys
+/// included, aliases and merge keys expanded, escapes and binary tags decoded) holds it.
 pub fn check_may_contain(file: &std::sync::Arc<SourceFile>, doc: Document) -> Result<(), String> {
-    use hieralint::project::{FileRole, Layer, LoadedFile};
     use hieralint::value::Value;
     let Some(root) = doc.root.as_ref() else {
         return Ok(());
     };
     let data = root.to_value();
-    let loaded = LoadedFile::new(file.clone(), doc, FileRole::Data, Layer::Environment, None);
     for needle in ["%{", "ENC["] {
-        if loaded.may_contain(needle) {
+        if hieralint::project::text_may_contain(file.text(), doc.format, needle) {
             continue;
         }
         let mut stack = vec![&data];
@@ -138,7 +136,7 @@ pub fn check_may_contain(file: &std::sync::Arc<SourceFile>, doc: Document) -> Re
             match v {
                 Value::String(s) | Value::Symbol(s) if s.contains(needle) => {
                     return Err(format!(
-                        "may_contain({needle:?}) is false but {s:?} holds it"
+                        "text_may_contain({needle:?}) is false but {s:?} holds it"
                     ));
                 }
                 Value::Array(a) => stack.extend(a.iter()),

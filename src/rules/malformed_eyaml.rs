@@ -27,6 +27,10 @@ impl Rule for MalformedEyaml {
         &META
     }
 
+    fn reads_scalar_flags(&self) -> bool {
+        true
+    }
+
     fn check_data_file<'a>(&self, _project: &Project, file: &'a LoadedFile, sink: &mut Sink<'a>) {
         if !matches!(file.role, FileRole::Data | FileRole::Loose) {
             return;
@@ -34,10 +38,10 @@ impl Rule for MalformedEyaml {
         let Some(root) = &file.doc.root else {
             return;
         };
-        // Most data files hold no `ENC[` anywhere: one pass over the text spares the walk over
-        // every scalar (a value can only hold what the text writes, an escape or a binary tag
-        // gives: `LoadedFile::may_contain`).
-        if !file.may_contain("ENC[") {
+        // Most data files hold no `ENC[` in any value: the scan finds which do while it parses
+        // them (`ScalarFlags::eyaml_token`, over the same scalars as the walk below), which
+        // spares both the walk and a search of the whole text.
+        if !super::tree::flags(&file.doc).eyaml_token {
             return;
         }
         let src = &file.source;
@@ -358,8 +362,9 @@ mod tests {
             .collect()
     }
 
-    /// The pass over the text that lets a file skip the walk over its scalars misses no value
-    /// that decodes to `ENC[`: written, escaped, or behind a binary tag however it is spelled.
+    /// The flag that lets a file skip the walk over its scalars (`ScalarFlags::eyaml_token`)
+    /// misses no value that decodes to `ENC[`: written, escaped, or behind a binary tag however
+    /// it is spelled; a key holding one is not a value hiera-eyaml decrypts.
     #[test]
     fn values_that_decode_to_enc_are_checked_however_written() {
         let bad = "ENC[PKCS7,QU_JD]";
@@ -381,6 +386,11 @@ mod tests {
         );
         assert_eq!(run("t.yaml", "a: !!bin%61ry RU5DW10=\n").len(), 1);
         assert_eq!(run("t.yaml", "a: plain\nb: [1, 2]\n"), vec![]);
+        assert_eq!(run("t.yaml", "\"ENC[PKCS7,QU_JD]\": 1\n"), vec![]);
+        assert_eq!(
+            run("t.yaml", "\"ENC[PKCS7,QU_JD]\": 1\nb:\n  - ENC[]\n"),
+            vec![(29, 34)]
+        );
     }
 
     #[test]

@@ -99,7 +99,16 @@ pub fn flags(doc: &Document) -> ScalarFlags {
                         {
                             f.plain_interpolation = true;
                         }
-                        if f.symbol_value && f.yaml11_surprise && f.plain_interpolation {
+                        if !f.eyaml_token && !is_key {
+                            if let crate::value::Value::String(v) = &s.value {
+                                f.eyaml_token = crate::interp::contains_short(v, "ENC[");
+                            }
+                        }
+                        if f.symbol_value
+                            && f.yaml11_surprise
+                            && f.plain_interpolation
+                            && f.eyaml_token
+                        {
                             break;
                         }
                     }
