@@ -1737,7 +1737,7 @@ mod tests {
                         doc,
                         role,
                         Layer::Environment,
-                        Some(root.to_path_buf()),
+                        Some(std::sync::Arc::from(root)),
                     )
                 })
                 .collect(),
@@ -1914,7 +1914,7 @@ mod tests {
             doc,
             FileRole::HieraConfig,
             Layer::Environment,
-            Some(root.clone()),
+            Some(std::sync::Arc::from(root.as_path())),
         )]);
         // Fact sets with repeated names (facterdb's all say `foo.example.com`).
         let names = ["m", "b", "z", "b", "a", "q", "a", "c", "y", "b", "zz", "a0"];

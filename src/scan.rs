@@ -53,7 +53,7 @@ struct Planned {
     path: PathBuf,
     role: FileRole,
     layer: Layer,
-    env_root: Option<PathBuf>,
+    env_root: Option<Arc<Path>>,
 }
 
 /// Directory names never descended into unless asked: VCS metadata and vendored test fixtures.
@@ -343,7 +343,7 @@ struct PlanCx<'a> {
 fn plan_layer(
     root: &Path,
     layer: Layer,
-    env_root: &Path,
+    env_root: &Arc<Path>,
     plan: &mut Vec<Planned>,
     errors: &mut Vec<ScanError>,
     cx: &PlanCx,
@@ -354,7 +354,7 @@ fn plan_layer(
             path: cfg,
             role: FileRole::HieraConfig,
             layer: layer.clone(),
-            env_root: Some(env_root.to_path_buf()),
+            env_root: Some(env_root.clone()),
         });
     }
     // Data is read only inside the layer's root or the environment (a module's data may sit in
@@ -385,14 +385,16 @@ fn plan_layer(
                 path,
                 role: FileRole::Data,
                 layer: layer.clone(),
-                env_root: Some(env_root.to_path_buf()),
+                env_root: Some(env_root.clone()),
             });
         }
     }
 }
 
 fn plan_environment(env: &Path, plan: &mut Vec<Planned>, errors: &mut Vec<ScanError>, cx: &PlanCx) {
-    plan_layer(env, Layer::Environment, env, plan, errors, cx);
+    // One path for every file of the environment (`LoadedFile::env_root`).
+    let env_root: Arc<Path> = Arc::from(env);
+    plan_layer(env, Layer::Environment, &env_root, plan, errors, cx);
     for mdir in module_dirs(env) {
         let Ok(rd) = std::fs::read_dir(&mdir) else {
             errors.push(ScanError::new(&mdir, "cannot read module directory"));
@@ -413,7 +415,7 @@ fn plan_environment(env: &Path, plan: &mut Vec<Planned>, errors: &mut Vec<ScanEr
                 ));
                 continue;
             };
-            plan_layer(&m, Layer::Module(name), env, plan, errors, cx);
+            plan_layer(&m, Layer::Module(name), &env_root, plan, errors, cx);
         }
     }
 }
@@ -449,7 +451,14 @@ fn plan_with(paths: &[PathBuf], errors: &mut Vec<ScanError>, cx: &PlanCx) -> Vec
         } else if p.is_dir() {
             if looks_like_module(p) {
                 let name = module_name_of(p);
-                plan_layer(p, Layer::Module(name), p, &mut plan, errors, cx);
+                plan_layer(
+                    p,
+                    Layer::Module(name),
+                    &Arc::from(p.as_path()),
+                    &mut plan,
+                    errors,
+                    cx,
+                );
             } else if looks_like_environment(p) {
                 plan_environment(p, &mut plan, errors, cx);
             } else {
@@ -981,7 +990,7 @@ pub fn load_project_with(paths_in: &[PathBuf], opts: &ScanOptions) -> Scan {
                         path: (*f).clone(),
                         role,
                         layer,
-                        env_root,
+                        env_root: env_root.map(Arc::from),
                     });
                 }
             }
@@ -1213,7 +1222,7 @@ mod tests {
             path: dir.join("data/a.yaml"),
             role: FileRole::Data,
             layer: Layer::Environment,
-            env_root: Some(dir.clone()),
+            env_root: Some(Arc::from(dir.as_path())),
         };
         let limits = Limits {
             max_file_bytes: 4,
@@ -1239,7 +1248,7 @@ mod tests {
             path: path.clone(),
             role: FileRole::Data,
             layer: Layer::Environment,
-            env_root: Some(dir.clone()),
+            env_root: Some(Arc::from(dir.as_path())),
         };
         let e = load_one(&p, &BTreeMap::new(), &Limits::default()).expect_err("a FIFO");
         assert_eq!(e.message, "cannot read: not a regular file");

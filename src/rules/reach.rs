@@ -793,7 +793,13 @@ mod tests {
         let text = |path: PathBuf, body: &str, role: FileRole| {
             let source = Arc::new(SourceFile::from_bytes(&path, body.as_bytes()));
             let doc = loader::load(Format::Yaml, &source);
-            LoadedFile::new(source, doc, role, Layer::Environment, Some(root.clone()))
+            LoadedFile::new(
+                source,
+                doc,
+                role,
+                Layer::Environment,
+                Some(Arc::from(root.as_path())),
+            )
         };
         let cfg = |path: &str| {
             text(
@@ -825,7 +831,13 @@ mod tests {
         let file = |path: PathBuf, role: FileRole| {
             let source = Arc::new(SourceFile::from_bytes(&path, b"version: 5\n"));
             let doc = loader::load(Format::Yaml, &source);
-            LoadedFile::new(source, doc, role, Layer::Environment, Some(root.clone()))
+            LoadedFile::new(
+                source,
+                doc,
+                role,
+                Layer::Environment,
+                Some(Arc::from(root.as_path())),
+            )
         };
         let cfg_path = root.join("hiera.yaml");
         let data_path = root.join("data/x.yaml");

@@ -183,7 +183,7 @@ fn load_text(
     bytes: &[u8],
     role: FileRole,
     layer: Layer,
-    env_root: Option<PathBuf>,
+    env_root: Option<Arc<Path>>,
 ) -> LoadedFile {
     let source = Arc::new(SourceFile::from_bytes(path, bytes));
     let format = Format::from_extension(path).unwrap_or(Format::Yaml);
@@ -389,7 +389,7 @@ impl Env {
         let (role, layer, env_root) = match existing {
             Some(x) => x,
             None => match self.classify(path) {
-                Some((role, layer)) => (role, layer, Some(self.root.clone())),
+                Some((role, layer)) => (role, layer, Some(Arc::from(self.root.as_path()))),
                 None => return false,
             },
         };
