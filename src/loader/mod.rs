@@ -182,7 +182,8 @@ pub struct ScalarFlags {
     pub plain_interpolation: bool,
     /// A string value (not a key) that holds `ENC[`, the only values malformed-eyaml reads.
     /// Found while the tree is in the cache: the rule searched every file's whole text for
-    /// `ENC[` instead, 64 MB out of the cache at 15k files (12 ms of one core).
+    /// `ENC[` instead, 64 MB out of the cache at 15k files (the rule's time on one thread,
+    /// medians of five: 11.9 ms with the search, 6.8 ms with the flag).
     pub eyaml_token: bool,
 }
 
