@@ -1212,6 +1212,39 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Every file of an environment, its modules' included, holds the same `env_root`
+    /// allocation: the rules pick an environment's files by comparing it, and one shared path
+    /// stays in the cache where a copy per file did not (docs/benchmarks.md, session 33).
+    #[test]
+    fn the_files_of_an_environment_share_one_env_root() {
+        let dir = temp_dir("shared-root");
+        std::fs::write(
+            dir.join("hiera.yaml"),
+            "version: 5\nhierarchy:\n  - name: c\n    path: common.yaml\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("data/common.yaml"), "a: 1\n").unwrap();
+        let m = dir.join("modules/m");
+        std::fs::create_dir_all(m.join("data")).unwrap();
+        std::fs::write(
+            m.join("hiera.yaml"),
+            "version: 5\nhierarchy:\n  - name: c\n    path: common.yaml\n",
+        )
+        .unwrap();
+        std::fs::write(m.join("data/common.yaml"), "m::a: 1\n").unwrap();
+        let (project, errors) = load_project(std::slice::from_ref(&dir));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(project.files.len(), 4);
+        let roots: Vec<&Arc<Path>> = project
+            .files
+            .iter()
+            .map(|f| f.env_root.as_ref().expect("an environment's file"))
+            .collect();
+        assert!(roots.iter().all(|r| Arc::ptr_eq(r, roots[0])));
+        assert!(project.files.iter().any(|f| f.module_name() == Some("m")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// A file that grows past the limit between `metadata` and `read` is still refused: the
     /// read is bounded too.
     #[test]
