@@ -43,8 +43,10 @@ pub struct LoadedFile {
     pub role: FileRole,
     pub layer: Layer,
     /// The environment directory this file belongs to (absent for loose files).
-    /// Shared by every file of the environment (one allocation): the rules compare it for
-    /// every file, and a path of each file's own was a cache miss each time at 15k files.
+    /// One allocation shared by the files the scan plans for an environment and those the
+    /// language server adds to it (a file named outside a planned environment holds its own):
+    /// the rules compare it for every file, and a path of each file's own was a cache miss
+    /// each time at 15k files.
     pub env_root: Option<Arc<Path>>,
     /// The hiera.yaml model, parsed on first use (hiera.yaml files only), shared with the
     /// lookup engine (`analysis::ProjectVfs`). Behind a pointer: the model is 800 bytes, and

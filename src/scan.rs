@@ -1218,19 +1218,13 @@ mod tests {
     #[test]
     fn the_files_of_an_environment_share_one_env_root() {
         let dir = temp_dir("shared-root");
-        std::fs::write(
-            dir.join("hiera.yaml"),
-            "version: 5\nhierarchy:\n  - name: c\n    path: common.yaml\n",
-        )
-        .unwrap();
-        std::fs::write(dir.join("data/common.yaml"), "a: 1\n").unwrap();
         let m = dir.join("modules/m");
         std::fs::create_dir_all(m.join("data")).unwrap();
-        std::fs::write(
-            m.join("hiera.yaml"),
-            "version: 5\nhierarchy:\n  - name: c\n    path: common.yaml\n",
-        )
-        .unwrap();
+        let hiera = "version: 5\nhierarchy:\n  - name: c\n    path: common.yaml\n";
+        for layer in [&dir, &m] {
+            std::fs::write(layer.join("hiera.yaml"), hiera).unwrap();
+        }
+        std::fs::write(dir.join("data/common.yaml"), "a: 1\n").unwrap();
         std::fs::write(m.join("data/common.yaml"), "m::a: 1\n").unwrap();
         let (project, errors) = load_project(std::slice::from_ref(&dir));
         assert!(errors.is_empty(), "{errors:?}");

@@ -783,24 +783,20 @@ mod tests {
         segs(datadir, loc, glob).iter().any(|s| matches(s, &parts))
     }
 
+    /// A YAML file of the environment at `root`, loaded from `body`.
+    fn env_file(root: &Path, path: PathBuf, body: &str, role: FileRole) -> LoadedFile {
+        let source = Arc::new(SourceFile::from_bytes(&path, body.as_bytes()));
+        let doc = crate::loader::load(crate::loader::Format::Yaml, &source);
+        LoadedFile::new(source, doc, role, Layer::Environment, Some(Arc::from(root)))
+    }
+
     /// The per-layer plans are kept in the project and forgotten when a file changes: the
     /// language server edits hiera.yaml in place ([`Project::set_file`]), and a plan kept from
     /// the old text would still call the file unreachable.
     #[test]
     fn layer_plans_follow_an_edited_hiera_yaml() {
-        use crate::loader::{self, Format};
         let root = PathBuf::from("/nonexistent-hieralint-reach/env");
-        let text = |path: PathBuf, body: &str, role: FileRole| {
-            let source = Arc::new(SourceFile::from_bytes(&path, body.as_bytes()));
-            let doc = loader::load(Format::Yaml, &source);
-            LoadedFile::new(
-                source,
-                doc,
-                role,
-                Layer::Environment,
-                Some(Arc::from(root.as_path())),
-            )
-        };
+        let text = |path: PathBuf, body: &str, role: FileRole| env_file(&root, path, body, role);
         let cfg = |path: &str| {
             text(
                 root.join("hiera.yaml"),
@@ -826,19 +822,8 @@ mod tests {
     /// changed behind its index.
     #[test]
     fn hiera_config_files_are_found_by_path() {
-        use crate::loader::{self, Format};
         let root = PathBuf::from("/nonexistent-hieralint-reach/env");
-        let file = |path: PathBuf, role: FileRole| {
-            let source = Arc::new(SourceFile::from_bytes(&path, b"version: 5\n"));
-            let doc = loader::load(Format::Yaml, &source);
-            LoadedFile::new(
-                source,
-                doc,
-                role,
-                Layer::Environment,
-                Some(Arc::from(root.as_path())),
-            )
-        };
+        let file = |path: PathBuf, role: FileRole| env_file(&root, path, "version: 5\n", role);
         let cfg_path = root.join("hiera.yaml");
         let data_path = root.join("data/x.yaml");
         let mut project = Project::new(vec![

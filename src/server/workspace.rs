@@ -389,7 +389,18 @@ impl Env {
         let (role, layer, env_root) = match existing {
             Some(x) => x,
             None => match self.classify(path) {
-                Some((role, layer)) => (role, layer, Some(Arc::from(self.root.as_path()))),
+                Some((role, layer)) => {
+                    // The environment's shared path (`LoadedFile::env_root`), when a file
+                    // already holds it.
+                    let root = self
+                        .project
+                        .files
+                        .iter()
+                        .find_map(|f| f.env_root.as_ref().filter(|r| ***r == *self.root))
+                        .cloned()
+                        .unwrap_or_else(|| Arc::from(self.root.as_path()));
+                    (role, layer, Some(root))
+                }
                 None => return false,
             },
         };
@@ -1178,6 +1189,28 @@ mod tests {
         ws.check();
         assert_eq!(published(&ws), full(&ws));
         assert!(codes(&ws).iter().all(|(c, _)| *c != "H204"));
+        let _ = std::fs::remove_dir_all(root.parent().unwrap());
+    }
+
+    /// A data file opened in the editor that the environment did not hold takes the
+    /// environment's shared path (`LoadedFile::env_root`), not a copy of its own.
+    #[test]
+    fn a_file_added_in_the_editor_shares_the_environment_root() {
+        let (root, mut ws) = lsp_fixture_workspace("shared-root");
+        let added = root.join("data/added.yaml");
+        ws.open(&added, uri::from_path(&added), "a: 1\n".into(), 1);
+        let key = ws.docs[&added].env.clone();
+        let files = &ws.envs[&key].project.files;
+        let root_of = |f: &LoadedFile| f.env_root.clone().expect("an environment's file");
+        let new = files
+            .iter()
+            .find(|f| f.source.path == added)
+            .expect("added");
+        let old = files
+            .iter()
+            .find(|f| f.source.path != added)
+            .expect("loaded");
+        assert!(Arc::ptr_eq(&root_of(new), &root_of(old)));
         let _ = std::fs::remove_dir_all(root.parent().unwrap());
     }
 
