@@ -183,6 +183,14 @@ impl Vfs for ProjectVfs {
         self.files.contains_key(&PathRef(path)) || self.disk.exists(path)
     }
 
+    /// A project file's id is its text's address, as `read` hands that text out.
+    fn exists_with_id(&self, path: &Path) -> (bool, Option<usize>) {
+        match self.files.get(&PathRef(path)) {
+            Some((f, ..)) => (true, Some(Arc::as_ptr(f) as usize)),
+            None => (self.disk.exists(path), None),
+        }
+    }
+
     fn is_dir(&self, path: &Path) -> bool {
         self.disk.is_dir(path)
     }

@@ -180,6 +180,29 @@ fn overlays_replace_file_content() {
     );
 }
 
+/// The environment's hiera.yaml is found once per file system generation
+/// (`Engine::env_layer_config`): a new hierarchy in an overlay, or the file gone from a
+/// listing, is what the next session resolves.
+#[test]
+fn an_edited_environment_hiera_yaml_is_read_again() {
+    let fs = Arc::new(FsVfs::new());
+    let e = engine_with(fs.clone());
+    let s = scope();
+    let before = e.lookup(&s, "node_only", None, false);
+    assert_eq!(before.value(), Some(&Value::Bool(true)));
+    // Without the per-node level, the node's file is not read.
+    fs.set_overlay(
+        env_dir().join("hiera.yaml"),
+        "version: 5\ndefaults:\n  datadir: data\n  data_hash: yaml_data\nhierarchy:\n  - name: Common\n    path: common.yaml\n",
+    );
+    let after = e.lookup(&s, "node_only", None, false);
+    assert_eq!(after.value(), None, "{after:?}");
+    assert_eq!(
+        e.lookup(&s, "greeting", None, false).value(),
+        Some(&Value::string("hello web"))
+    );
+}
+
 #[test]
 fn explain_and_defaults() {
     let e = engine();

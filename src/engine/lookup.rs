@@ -1017,17 +1017,28 @@ impl<'a> Cx<'a> {
     fn initialize_env_provider(&self) -> R<Option<Rc<LayerProvider>>> {
         let env = &self.eng.env;
         let mut provider_name = env.data_provider.clone();
-        let config_path = env.dir().join("hiera.yaml");
+        // The path, whether it exists and its configuration, found once for every session
+        // (`Engine::env_layer_config`).
+        let super::EnvLayerConfig {
+            path: config_path,
+            made,
+        } = self.eng.env_layer_config();
         let mut ep: Option<Rc<LayerProvider>> = None;
         let strict_off = self.strict() == Strict::Off;
-        if self.eng.vfs.exists(&config_path) {
+        if let Some(made) = made {
             let p = LayerProvider {
                 place: Place::Environment,
                 config: RefCell::new(None),
                 config_file: Some(config_path.clone()),
                 providers: RefCell::new(None),
             };
-            let cfg = self.layer_config(&p)?;
+            // `layer_config` with the configuration created: its warnings logged, kept as the
+            // provider's.
+            let (cfg, warnings) = made?;
+            for w in warnings {
+                self.warn(w);
+            }
+            *p.config.borrow_mut() = Some(cfg.clone());
             if cfg.version <= 3 {
                 self.v3_not_global(&cfg, "environment")?;
             } else {
@@ -1529,11 +1540,18 @@ impl<'a> Cx<'a> {
                 other => PathBuf::from(other.to_ruby_s()),
             },
         };
+        // The text ids of the existing locations when finding them gave them all
+        // (`Vfs::exists_with_id`): the level's `source_ids`, without looking each path up again.
+        let mut known_ids = None;
         let locations = match &e.locations {
             LocSpec::None => None,
-            LocSpec::Paths(ps) => {
-                Some(self.resolve_paths(&datadir, ps, cfg, e.extension.as_deref())?)
-            }
+            LocSpec::Paths(ps) => Some(self.resolve_paths(
+                &datadir,
+                ps,
+                cfg,
+                e.extension.as_deref(),
+                &mut known_ids,
+            )?),
             LocSpec::Globs(gs, spans) => {
                 Some(self.expand_globs(&datadir, gs, spans, cfg.file.as_ref())?)
             }
@@ -1587,7 +1605,7 @@ impl<'a> Cx<'a> {
         let level = Arc::new(ResolvedLevel {
             settings: e.settings(place, cfg, is_default, kind, fname),
             index: std::sync::OnceLock::new(),
-            source_ids: std::sync::OnceLock::new(),
+            source_ids: known_ids.map_or_else(std::sync::OnceLock::new, std::sync::OnceLock::from),
             defined: std::sync::OnceLock::new(),
             content_hash: std::sync::OnceLock::new(),
             no_options: options.is_empty(),
@@ -1644,8 +1662,12 @@ impl<'a> Cx<'a> {
         paths: &[Template],
         cfg: &LayerConfig,
         ext: Option<&str>,
+        known_ids: &mut Option<Box<[usize]>>,
     ) -> R<Vec<LevelLocation>> {
         let mut out = Vec::with_capacity(paths.len());
+        // The ids of the existing locations, in order (`ResolvedLevel::source_ids`), while
+        // each is known.
+        let mut ids: Option<Vec<usize>> = Some(Vec::new());
         for declared in paths {
             let mut path = self.interpolated_location(declared)?;
             if let Some(ext) = ext {
@@ -1654,12 +1676,19 @@ impl<'a> Cx<'a> {
                 }
             }
             let full = pathname_join(datadir, &path);
-            let exists = self.eng.vfs.exists(&full);
+            let (exists, id) = self.eng.vfs.exists_with_id(&full);
             if cfg.is_default() && !exists {
                 continue;
             }
+            if exists {
+                match (id, ids.as_mut()) {
+                    (Some(id), Some(ids)) => ids.push(id),
+                    _ => ids = None,
+                }
+            }
             out.push(LevelLocation::file(declared.shared.clone(), full, exists));
         }
+        *known_ids = ids.map(Vec::into_boxed_slice);
         Ok(out)
     }
 

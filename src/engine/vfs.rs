@@ -18,6 +18,12 @@ pub trait Vfs: Send + Sync {
     fn read(&self, path: &Path) -> Option<Arc<SourceFile>>;
     /// Ruby `Pathname#exist?`: a file or a directory.
     fn exists(&self, path: &Path) -> bool;
+    /// [`Vfs::exists`], with the [`text_id`] of the file when finding it gave that too (a file
+    /// system holding its files' texts finds both in one lookup): `None` when it is not known
+    /// (the caller asks [`Vfs::read`] when it needs it).
+    fn exists_with_id(&self, path: &Path) -> (bool, Option<usize>) {
+        (self.exists(path), None)
+    }
     fn is_dir(&self, path: &Path) -> bool;
     /// The names of a directory's entries (without `.` and `..`) and whether each is a
     /// directory; `None` when `path` is not a readable directory.
