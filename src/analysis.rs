@@ -1349,8 +1349,16 @@ pub struct ReadIndex {
     by_id: Vec<Option<Vec<usize>>>,
     /// Every group, in order (what a file every group reads answers).
     all: Vec<usize>,
-    // `PathKey`: hashed from the path's bytes, not component by component.
-    ids: crate::engine::vfs::PathMap<u32>,
+    /// Each file's id by its path, the path read from `paths` (hashed as a `PathKey` is: from
+    /// its bytes, not component by component): a map keyed by a copy of every path held them
+    /// all twice (2.5 MiB at 15k files, made for every check).
+    ids: hashbrown::HashTable<u32>,
+}
+
+/// How [`ReadIndex::ids`] hashes a path (as a [`PathKey`] map does).
+fn path_hash(p: &Path) -> u64 {
+    use std::hash::BuildHasher as _;
+    foldhash::fast::FixedState::default().hash_one(PathRef(p))
 }
 
 /// The files one group reads: the lists at `segs` (indices into [`ReadIndex::lists`]) in
@@ -1539,11 +1547,18 @@ impl ReadIndex {
                 }
             }
         }
-        let ids = paths
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (PathKey(p.clone()), i as u32))
-            .collect();
+        // As a map collected from (path, id) pairs: a path equal to an earlier one (as paths
+        // compare) takes its place.
+        let mut ids: hashbrown::HashTable<u32> = hashbrown::HashTable::with_capacity(paths.len());
+        for (i, p) in paths.iter().enumerate() {
+            let h = path_hash(p);
+            match ids.find_mut(h, |&j| paths[j as usize] == *p) {
+                Some(id) => *id = i as u32,
+                None => {
+                    ids.insert_unique(h, i as u32, |&j| path_hash(&paths[j as usize]));
+                }
+            }
+        }
         ReadIndex {
             paths,
             reads,
@@ -1636,12 +1651,14 @@ impl ReadIndex {
 
     /// The id of a file some group reads.
     pub fn id(&self, path: &Path) -> Option<u32> {
-        self.ids.get(&PathRef(path)).copied()
+        self.ids
+            .find(path_hash(path), |&j| self.paths[j as usize] == *path)
+            .copied()
     }
 
     /// The groups whose hierarchies read `path`, ascending.
     pub fn groups_reading(&self, path: &Path) -> &[usize] {
-        self.ids.get(&PathRef(path)).map_or(&[], |&id| {
+        self.id(path).map_or(&[], |id| {
             self.by_id[id as usize]
                 .as_deref()
                 .unwrap_or(self.all.as_slice())
