@@ -10,8 +10,8 @@
 //! read the same files share one [`Group`], so the cost grows with distinct hierarchies, not
 //! with nodes.
 
+use crate::engine::vfs::path_hash;
 use crate::engine::vfs::FastMap as HashMap;
-use crate::engine::vfs::{PathKey, PathRef};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -112,11 +112,26 @@ impl Analysis {
 /// including unsaved buffers) and falls back to the disk for anything else.
 /// The project's files by path: their text, the document the scanner parsed and, for a
 /// hiera.yaml, its parse (made once for the rules and the engine).
-type ProjectFiles = crate::engine::vfs::PathMap<(
+///
+/// Keyed by each text's own path (hashed as a [`crate::engine::vfs::PathKey`] is), not by a copy of it: a map keyed
+/// by copies held every project path twice (1.5 MiB at 15k files, for every check).
+struct ProjectFiles(hashbrown::HashTable<ProjectFile>);
+
+type ProjectFile = (
     Arc<SourceFile>,
     Arc<Document>,
     Option<Arc<crate::config::SharedParse>>,
-)>;
+);
+
+impl ProjectFiles {
+    fn get(&self, path: &Path) -> Option<&ProjectFile> {
+        self.0.find(path_hash(path), |(f, ..)| f.path == *path)
+    }
+
+    fn contains_key(&self, path: &Path) -> bool {
+        self.get(path).is_some()
+    }
+}
 
 /// The project's parsed documents are handed to the engine too, so that no data file is parsed
 /// twice.
@@ -135,7 +150,7 @@ fn scanned_as(path: &Path, doc: &Arc<Document>, format: Format) -> Option<Arc<Do
 
 impl Vfs for ProjectVfs {
     fn read(&self, path: &Path) -> Option<Arc<SourceFile>> {
-        match self.files.get(&PathRef(path)) {
+        match self.files.get(path) {
             Some((f, ..)) => Some(f.clone()),
             None => self.disk.read(path),
         }
@@ -147,7 +162,7 @@ impl Vfs for ProjectVfs {
         source: &Arc<SourceFile>,
         format: Format,
     ) -> Option<Arc<Document>> {
-        let (f, doc, _) = self.files.get(&PathRef(path))?;
+        let (f, doc, _) = self.files.get(path)?;
         Arc::ptr_eq(f, source)
             .then(|| scanned_as(path, doc, format))
             .flatten()
@@ -158,7 +173,7 @@ impl Vfs for ProjectVfs {
         path: &Path,
         format: Format,
     ) -> Option<(Arc<SourceFile>, Option<Arc<Document>>)> {
-        match self.files.get(&PathRef(path)) {
+        match self.files.get(path) {
             // As `read` then `document`, from one lookup.
             Some((f, doc, _)) => Some((f.clone(), scanned_as(path, doc, format))),
             None => self.disk.read(path).map(|s| (s, None)),
@@ -170,7 +185,7 @@ impl Vfs for ProjectVfs {
         path: &Path,
         source: &Arc<SourceFile>,
     ) -> Option<Arc<crate::config::SharedParse>> {
-        let (f, _, parse) = self.files.get(&PathRef(path))?;
+        let (f, _, parse) = self.files.get(path)?;
         // The engine reads a hiera.yaml as YAML whatever its name: the scanner's document is
         // that one only when the name says YAML too (as for data files, `scanned_as`).
         let parse = parse.as_ref()?;
@@ -180,12 +195,12 @@ impl Vfs for ProjectVfs {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.files.contains_key(&PathRef(path)) || self.disk.exists(path)
+        self.files.contains_key(path) || self.disk.exists(path)
     }
 
     /// A project file's id is its text's address, as `read` hands that text out.
     fn exists_with_id(&self, path: &Path) -> (bool, Option<usize>) {
-        match self.files.get(&PathRef(path)) {
+        match self.files.get(path) {
             Some((f, ..)) => (true, Some(Arc::as_ptr(f) as usize)),
             None => (self.disk.exists(path), None),
         }
@@ -907,16 +922,21 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
 
 /// The project's files by path, for the engine's file system ([`ProjectVfs`]).
 fn project_files(project: &Project) -> ProjectFiles {
-    project
-        .files
-        .iter()
-        .map(|f| {
-            (
-                PathKey(f.source.path.clone()),
-                (f.source.clone(), f.doc.clone(), f.shared_config().cloned()),
-            )
-        })
-        .collect()
+    // As a map collected from (path, file) pairs: a file whose path equals an earlier one's
+    // (as paths compare) takes its place.
+    let mut t: hashbrown::HashTable<ProjectFile> =
+        hashbrown::HashTable::with_capacity(project.files.len());
+    for f in &project.files {
+        let h = path_hash(&f.source.path);
+        let file = (f.source.clone(), f.doc.clone(), f.shared_config().cloned());
+        match t.find_mut(h, |(g, ..)| g.path == f.source.path) {
+            Some(slot) => *slot = file,
+            None => {
+                t.insert_unique(h, file, |(g, ..)| path_hash(&g.path));
+            }
+        }
+    }
+    ProjectFiles(t)
 }
 
 /// Builds the analysis of every environment of the project.
@@ -1353,12 +1373,6 @@ pub struct ReadIndex {
     /// its bytes, not component by component): a map keyed by a copy of every path held them
     /// all twice (2.5 MiB at 15k files, made for every check).
     ids: hashbrown::HashTable<u32>,
-}
-
-/// How [`ReadIndex::ids`] hashes a path (as a [`PathKey`] map does).
-fn path_hash(p: &Path) -> u64 {
-    use std::hash::BuildHasher as _;
-    foldhash::fast::FixedState::default().hash_one(PathRef(p))
 }
 
 /// The files one group reads: the lists at `segs` (indices into [`ReadIndex::lists`]) in

@@ -145,6 +145,13 @@ pub struct PathRef<'a>(pub &'a Path);
 /// Maps keyed by [`PathKey`], looked up with [`PathRef`].
 pub type PathMap<V> = hashbrown::HashMap<PathKey, V, foldhash::fast::FixedState>;
 
+/// The hash a [`PathMap`] files `p` under: for tables that find an entry by a path the entry
+/// holds itself (a `SourceFile`'s), rather than by a copy of it as a key.
+pub fn path_hash(p: &Path) -> u64 {
+    use std::hash::BuildHasher as _;
+    foldhash::fast::FixedState::default().hash_one(PathRef(p))
+}
+
 impl PartialEq for PathKey {
     fn eq(&self, other: &PathKey) -> bool {
         self.0 == other.0

@@ -14,7 +14,6 @@
 //!
 //! [`EnvAnalysis::lookup_shared`]: crate::analysis::EnvAnalysis::lookup_shared
 
-use crate::engine::vfs::{PathKey, PathRef};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -668,8 +667,32 @@ struct Prepared {
     envs: BTreeMap<PathBuf, FileKeys>,
 }
 
-/// Per data file: its candidate root keys and whether each value is safe.
-type FileKeys = crate::engine::vfs::PathMap<Vec<(Arc<str>, bool)>>;
+/// Per data file: its candidate root keys and whether each value is safe. Found by the path the
+/// file's own text holds (hashed as a `PathMap` hashes it): a map keyed by a copy of every path
+/// held them all again (3 MiB at 15k files).
+struct FileKeys(hashbrown::HashTable<(Arc<SourceFile>, Keys)>);
+
+/// One file's candidate keys, each with whether its value is safe.
+type Keys = Vec<(Arc<str>, bool)>;
+
+impl FileKeys {
+    fn get(&self, path: &Path) -> Option<&Keys> {
+        self.0
+            .find(crate::engine::vfs::path_hash(path), |(f, _)| {
+                f.path == *path
+            })
+            .map(|(_, keys)| keys)
+    }
+
+    fn contains_key(&self, path: &Path) -> bool {
+        self.get(path).is_some()
+    }
+
+    /// Every file's path and keys (in no particular order).
+    fn iter(&self) -> impl Iterator<Item = (&Path, &Keys)> {
+        self.0.iter().map(|(f, keys)| (f.path.as_path(), keys))
+    }
+}
 
 /// The candidate keys of one file (whether each value is safe), as [`FileKeys`] holds them.
 type KeyList<'p> = &'p [(Arc<str>, bool)];
@@ -741,12 +764,21 @@ impl Prepared {
                 },
             )
             .collect();
-        let mut infos: FileKeys =
-            FileKeys::with_capacity_and_hasher(files.len(), Default::default());
+        // As a map collected from (path, keys) pairs: a file whose path equals an earlier one's
+        // (as paths compare) takes its place.
+        let mut infos = hashbrown::HashTable::with_capacity(files.len());
         for (f, keys) in files.into_iter().zip(lists) {
-            infos.insert(PathKey(f.source.path.clone()), keys);
+            let h = crate::engine::vfs::path_hash(&f.source.path);
+            match infos.find_mut(h, |(g, _): &(Arc<SourceFile>, _)| g.path == f.source.path) {
+                Some(slot) => *slot = (f.source.clone(), keys),
+                None => {
+                    infos.insert_unique(h, (f.source.clone(), keys), |(g, _)| {
+                        crate::engine::vfs::path_hash(&g.path)
+                    });
+                }
+            }
         }
-        infos
+        FileKeys(infos)
     }
 }
 
@@ -771,7 +803,7 @@ fn level_lists<'p>(
 ) {
     for loc in level.locations.iter().flatten() {
         if loc.exists && !loc.is_uri {
-            if let Some(list) = infos.get(&PathRef(loc.path())) {
+            if let Some(list) = infos.get(loc.path()) {
                 out.push(list);
             }
         }
@@ -804,12 +836,12 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
     // Whether each group reads a location the project did not load: each list of files
     // (a level's, a shared block's) judged once, not once per hierarchy holding it.
     let unknown: Vec<bool> =
-        index.groups_reading_any(|id| !infos.contains_key(&PathRef(&index.paths()[id as usize])));
+        index.groups_reading_any(|id| !infos.contains_key(&index.paths()[id as usize]));
     // Per candidate key: the files defining it (by read-index id, found once per file: a path
     // hashed per key and file was a third of this function), and whether every value it has
     // is safe. A file no group reads has no id, and no group to look the key up for.
     let mut keys: BTreeMap<&str, (Vec<u32>, bool)> = BTreeMap::new();
-    for (PathKey(path), list) in infos {
+    for (path, list) in infos.iter() {
         let id = index.id(path);
         for (k, safe) in list {
             let (k, safe): (&str, bool) = (k, *safe);
@@ -921,7 +953,7 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
         index
             .paths()
             .iter()
-            .map(|p| infos.get(&PathRef(p)).map(Vec::as_slice))
+            .map(|p| infos.get(p).map(Vec::as_slice))
             .collect()
     } else {
         Vec::new()
