@@ -108,33 +108,14 @@ impl Analysis {
     }
 }
 
-/// The engine reads the project's files (the same `SourceFile`s the diagnostics point into,
-/// including unsaved buffers) and falls back to the disk for anything else.
 /// The project's files by path: their text, the document the scanner parsed and, for a
 /// hiera.yaml, its parse (made once for the rules and the engine).
-///
-/// Keyed by each text's own path (hashed as a [`crate::engine::vfs::PathKey`] is), not by a copy of it: a map keyed
-/// by copies held every project path twice (1.5 MiB at 15k files, for every check).
-struct ProjectFiles(hashbrown::HashTable<ProjectFile>);
+type ProjectFiles =
+    crate::engine::vfs::SourceTable<(Arc<Document>, Option<Arc<crate::config::SharedParse>>)>;
 
-type ProjectFile = (
-    Arc<SourceFile>,
-    Arc<Document>,
-    Option<Arc<crate::config::SharedParse>>,
-);
-
-impl ProjectFiles {
-    fn get(&self, path: &Path) -> Option<&ProjectFile> {
-        self.0.find(path_hash(path), |(f, ..)| f.path == *path)
-    }
-
-    fn contains_key(&self, path: &Path) -> bool {
-        self.get(path).is_some()
-    }
-}
-
-/// The project's parsed documents are handed to the engine too, so that no data file is parsed
-/// twice.
+/// The engine reads the project's files (the same `SourceFile`s the diagnostics point into,
+/// including unsaved buffers) and falls back to the disk for anything else. The project's
+/// parsed documents are handed to the engine too, so that no data file is parsed twice.
 struct ProjectVfs {
     files: Arc<ProjectFiles>,
     disk: FsVfs,
@@ -151,7 +132,7 @@ fn scanned_as(path: &Path, doc: &Arc<Document>, format: Format) -> Option<Arc<Do
 impl Vfs for ProjectVfs {
     fn read(&self, path: &Path) -> Option<Arc<SourceFile>> {
         match self.files.get(path) {
-            Some((f, ..)) => Some(f.clone()),
+            Some((f, _)) => Some(f.clone()),
             None => self.disk.read(path),
         }
     }
@@ -162,7 +143,7 @@ impl Vfs for ProjectVfs {
         source: &Arc<SourceFile>,
         format: Format,
     ) -> Option<Arc<Document>> {
-        let (f, doc, _) = self.files.get(path)?;
+        let (f, (doc, _)) = self.files.get(path)?;
         Arc::ptr_eq(f, source)
             .then(|| scanned_as(path, doc, format))
             .flatten()
@@ -175,7 +156,7 @@ impl Vfs for ProjectVfs {
     ) -> Option<(Arc<SourceFile>, Option<Arc<Document>>)> {
         match self.files.get(path) {
             // As `read` then `document`, from one lookup.
-            Some((f, doc, _)) => Some((f.clone(), scanned_as(path, doc, format))),
+            Some((f, (doc, _))) => Some((f.clone(), scanned_as(path, doc, format))),
             None => self.disk.read(path).map(|s| (s, None)),
         }
     }
@@ -185,7 +166,7 @@ impl Vfs for ProjectVfs {
         path: &Path,
         source: &Arc<SourceFile>,
     ) -> Option<Arc<crate::config::SharedParse>> {
-        let (f, _, parse) = self.files.get(path)?;
+        let (f, (_, parse)) = self.files.get(path)?;
         // The engine reads a hiera.yaml as YAML whatever its name: the scanner's document is
         // that one only when the name says YAML too (as for data files, `scanned_as`).
         let parse = parse.as_ref()?;
@@ -195,13 +176,13 @@ impl Vfs for ProjectVfs {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.files.contains_key(path) || self.disk.exists(path)
+        self.files.contains(path) || self.disk.exists(path)
     }
 
     /// A project file's id is its text's address, as `read` hands that text out.
     fn exists_with_id(&self, path: &Path) -> (bool, Option<usize>) {
         match self.files.get(path) {
-            Some((f, ..)) => (true, Some(Arc::as_ptr(f) as usize)),
+            Some((f, _)) => (true, Some(Arc::as_ptr(f) as usize)),
             None => (self.disk.exists(path), None),
         }
     }
@@ -922,21 +903,14 @@ fn implied_nodes(project: &Project, root: &Path, env_name: &str) -> Vec<NodeCtx>
 
 /// The project's files by path, for the engine's file system ([`ProjectVfs`]).
 fn project_files(project: &Project) -> ProjectFiles {
-    // As a map collected from (path, file) pairs: a file whose path equals an earlier one's
-    // (as paths compare) takes its place.
-    let mut t: hashbrown::HashTable<ProjectFile> =
-        hashbrown::HashTable::with_capacity(project.files.len());
+    let mut t = ProjectFiles::with_capacity(project.files.len());
     for f in &project.files {
-        let h = path_hash(&f.source.path);
-        let file = (f.source.clone(), f.doc.clone(), f.shared_config().cloned());
-        match t.find_mut(h, |(g, ..)| g.path == f.source.path) {
-            Some(slot) => *slot = file,
-            None => {
-                t.insert_unique(h, file, |(g, ..)| path_hash(&g.path));
-            }
-        }
+        t.insert(
+            f.source.clone(),
+            (f.doc.clone(), f.shared_config().cloned()),
+        );
     }
-    ProjectFiles(t)
+    t
 }
 
 /// Builds the analysis of every environment of the project.

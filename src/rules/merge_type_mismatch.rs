@@ -221,7 +221,7 @@ impl Need {
     /// fixtures/conformance/interp/methods: `"%{lookup('arr')}"` gives a String, `alias` the
     /// Array), and values are interpolated before they are merged.
     ///
-    /// The model [`Need::safe_node`] is tested against (the rule judges trees).
+    /// The model `Need::safe_node` is tested against (the rule judges trees).
     #[cfg(test)]
     fn safe(&self, v: &Value) -> bool {
         !self.always
@@ -232,9 +232,9 @@ impl Need {
             && (!self.sort || arrays_of_strings(v))
     }
 
-    /// [`Need::safe`] of the value `n` loads as (`n.to_value()`), judged on the tree itself:
-    /// converting every candidate key's value to decide this was a tenth of the rule's file
-    /// summaries at 15k files (a Value built, hashed and freed per entry). The same answer,
+    /// `Need::safe` (the test model) of the value `n` loads as (`n.to_value()`), judged on the
+    /// tree itself: converting every candidate key's value to decide this was a tenth of the
+    /// rule's file summaries at 15k files (a Value built, hashed and freed per entry). The same answer,
     /// except that every entry of a mapping is judged where the value keeps the last of a
     /// duplicated key: such a value may be called unsafe when it is not, and is then looked
     /// up (slower, never another finding). Test `node_judgement_agrees_with_the_value_one`.
@@ -667,32 +667,8 @@ struct Prepared {
     envs: BTreeMap<PathBuf, FileKeys>,
 }
 
-/// Per data file: its candidate root keys and whether each value is safe. Found by the path the
-/// file's own text holds (hashed as a `PathMap` hashes it): a map keyed by a copy of every path
-/// held them all again (3 MiB at 15k files).
-struct FileKeys(hashbrown::HashTable<(Arc<SourceFile>, Keys)>);
-
-/// One file's candidate keys, each with whether its value is safe.
-type Keys = Vec<(Arc<str>, bool)>;
-
-impl FileKeys {
-    fn get(&self, path: &Path) -> Option<&Keys> {
-        self.0
-            .find(crate::engine::vfs::path_hash(path), |(f, _)| {
-                f.path == *path
-            })
-            .map(|(_, keys)| keys)
-    }
-
-    fn contains_key(&self, path: &Path) -> bool {
-        self.get(path).is_some()
-    }
-
-    /// Every file's path and keys (in no particular order).
-    fn iter(&self) -> impl Iterator<Item = (&Path, &Keys)> {
-        self.0.iter().map(|(f, keys)| (f.path.as_path(), keys))
-    }
-}
+/// Per data file: its candidate root keys and whether each value is safe.
+type FileKeys = crate::engine::vfs::SourceTable<Vec<(Arc<str>, bool)>>;
 
 /// The candidate keys of one file (whether each value is safe), as [`FileKeys`] holds them.
 type KeyList<'p> = &'p [(Arc<str>, bool)];
@@ -764,21 +740,11 @@ impl Prepared {
                 },
             )
             .collect();
-        // As a map collected from (path, keys) pairs: a file whose path equals an earlier one's
-        // (as paths compare) takes its place.
-        let mut infos = hashbrown::HashTable::with_capacity(files.len());
+        let mut infos = FileKeys::with_capacity(files.len());
         for (f, keys) in files.into_iter().zip(lists) {
-            let h = crate::engine::vfs::path_hash(&f.source.path);
-            match infos.find_mut(h, |(g, _): &(Arc<SourceFile>, _)| g.path == f.source.path) {
-                Some(slot) => *slot = (f.source.clone(), keys),
-                None => {
-                    infos.insert_unique(h, (f.source.clone(), keys), |(g, _)| {
-                        crate::engine::vfs::path_hash(&g.path)
-                    });
-                }
-            }
+            infos.insert(f.source.clone(), keys);
         }
-        FileKeys(infos)
+        infos
     }
 }
 
@@ -803,7 +769,7 @@ fn level_lists<'p>(
 ) {
     for loc in level.locations.iter().flatten() {
         if loc.exists && !loc.is_uri {
-            if let Some(list) = infos.get(loc.path()) {
+            if let Some((_, list)) = infos.get(loc.path()) {
                 out.push(list);
             }
         }
@@ -836,13 +802,13 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
     // Whether each group reads a location the project did not load: each list of files
     // (a level's, a shared block's) judged once, not once per hierarchy holding it.
     let unknown: Vec<bool> =
-        index.groups_reading_any(|id| !infos.contains_key(&index.paths()[id as usize]));
+        index.groups_reading_any(|id| !infos.contains(&index.paths()[id as usize]));
     // Per candidate key: the files defining it (by read-index id, found once per file: a path
     // hashed per key and file was a third of this function), and whether every value it has
     // is safe. A file no group reads has no id, and no group to look the key up for.
     let mut keys: BTreeMap<&str, (Vec<u32>, bool)> = BTreeMap::new();
-    for (path, list) in infos.iter() {
-        let id = index.id(path);
+    for (f, list) in infos.iter() {
+        let id = index.id(&f.path);
         for (k, safe) in list {
             let (k, safe): (&str, bool) = (k, *safe);
             let e = keys.entry(k).or_insert((Vec::new(), true));
@@ -953,7 +919,7 @@ fn check_env(project: &Project, env: &EnvAnalysis, prepared: &Prepared, sink: &m
         index
             .paths()
             .iter()
-            .map(|p| infos.get(p).map(Vec::as_slice))
+            .map(|p| infos.get(p).map(|(_, keys)| keys.as_slice()))
             .collect()
     } else {
         Vec::new()
